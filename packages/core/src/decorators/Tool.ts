@@ -1,0 +1,22 @@
+import 'reflect-metadata';
+import { DESIGN_PARAM_TYPES } from '../constants';
+import { metadataStore } from '../metadata';
+import type { Constructor, ToolOptions } from '../metadata';
+
+/**
+ * Declares a provider method as an MCP tool. `@Tool()`, `@Tool('description')` and
+ * `@Tool({ ... })` are all accepted.
+ */
+export function Tool(descriptionOrOptions?: string | ToolOptions): MethodDecorator {
+  const options: ToolOptions =
+    typeof descriptionOrOptions === 'string' ? { description: descriptionOrOptions } : { ...descriptionOrOptions };
+  return (prototype, methodName) => {
+    metadataStore.addTool({
+      kind: 'tool',
+      target: prototype.constructor as Constructor,
+      methodName: String(methodName),
+      options,
+      paramTypes: Reflect.getMetadata(DESIGN_PARAM_TYPES, prototype, methodName),
+    });
+  };
+}

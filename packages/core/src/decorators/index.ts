@@ -1,0 +1,2 @@
+export { Tool } from './Tool';
+export { Description } from './Description';

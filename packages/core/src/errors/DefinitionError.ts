@@ -1,0 +1,20 @@
+/**
+ * A mistake in how a server is declared (decorators, DTOs, options), found at startup.
+ * `code` names the kind of mistake; the message names the class, member and fix.
+ */
+export class DefinitionError extends Error {
+  constructor(
+    readonly code: DefinitionErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DefinitionError';
+  }
+}
+
+export type DefinitionErrorCode =
+  | 'TOOL_INPUT_UNKNOWN'
+  | 'TOOL_INPUT_NOT_A_CLASS'
+  | 'DUPLICATE_NAME'
+  | 'UNSUPPORTED_PROPERTY_TYPE'
+  | 'INVALID_OPTION';

@@ -1,0 +1,12 @@
+export { ErrorCode } from './ErrorCode';
+export { McpError } from './McpError';
+export { ParseError } from './ParseError';
+export { InvalidRequestError } from './InvalidRequestError';
+export { MethodNotFoundError } from './MethodNotFoundError';
+export { InvalidParamsError } from './InvalidParamsError';
+export { InternalError } from './InternalError';
+export { ConnectionClosedError } from './ConnectionClosedError';
+export { RequestTimeoutError } from './RequestTimeoutError';
+export { ToolError } from './ToolError';
+export { DefinitionError } from './DefinitionError';
+export type { DefinitionErrorCode } from './DefinitionError';

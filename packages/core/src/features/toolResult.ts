@@ -1,0 +1,55 @@
+import { featuresOf } from '../protocol';
+import type { RegisteredTool } from '../runtime/buildTool';
+
+export type CallToolResult = Record<string, unknown> & { content: unknown[]; isError?: boolean };
+
+/** A failed call the model should see: `isError: true` with a text explanation. */
+export function toolErrorResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/**
+ * Shapes what a tool method returned into a CallToolResult for the given protocol version
+ * (DESIGN §3: string → text, output DTO → structuredContent + text, bytes → image/audio/blob,
+ * full results pass through).
+ */
+export function shapeToolResult(value: unknown, tool: RegisteredTool, version: string): CallToolResult {
+  const features = featuresOf(version);
+  if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
+  if (value === undefined || value === null) return { content: [] };
+
+  if (tool.outputValidator) {
+    const text = JSON.stringify(value);
+    const structuredContent = JSON.parse(text) as Record<string, unknown>;
+    const problems = tool.outputValidator(structuredContent);
+    if (problems.length > 0) {
+      return toolErrorResult(`Tool "${tool.name}" returned a result that does not match its output schema: ${problems.join('; ')}`);
+    }
+    const result: CallToolResult = { content: [{ type: 'text', text }] };
+    if (features.titlesAndStructuredOutput) result.structuredContent = structuredContent;
+    return result;
+  }
+
+  if (value instanceof Uint8Array) return { content: [binaryContent(value, tool, features.audioContent)] };
+  if (isCallToolResult(value)) {
+    if (!features.titlesAndStructuredOutput && 'structuredContent' in value) {
+      const { structuredContent: _dropped, ...older } = value;
+      return older as CallToolResult;
+    }
+    return value;
+  }
+  if (typeof value === 'object') return { content: [{ type: 'text', text: JSON.stringify(value) }] };
+  return { content: [{ type: 'text', text: String(value) }] };
+}
+
+function isCallToolResult(value: unknown): value is CallToolResult {
+  return typeof value === 'object' && value !== null && Array.isArray((value as CallToolResult).content);
+}
+
+function binaryContent(bytes: Uint8Array, tool: RegisteredTool, audioSupported: boolean): Record<string, unknown> {
+  const mimeType = tool.definition.options.mimeType ?? 'application/octet-stream';
+  const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+  if (mimeType.startsWith('image/')) return { type: 'image', data, mimeType };
+  if (audioSupported && mimeType.startsWith('audio/')) return { type: 'audio', data, mimeType };
+  return { type: 'resource', resource: { uri: `tool://${tool.name}/result`, mimeType, blob: data } };
+}

@@ -1,0 +1,54 @@
+import { InvalidParamsError, McpError, ToolError } from '../errors';
+import type { Context } from '../runtime/Context';
+import type { FeatureHost, MethodHandler } from '../runtime/FeatureHost';
+import { shapeToolResult, toolErrorResult } from './toolResult';
+import type { CallToolResult } from './toolResult';
+
+/** `tools/list` and `tools/call` over the server's tool registry. */
+export function toolHandlers(host: FeatureHost): Record<string, MethodHandler> {
+  const { tools } = host;
+
+  const list: MethodHandler = (_params, ctx) => {
+    const version = ctx.protocolVersion;
+    return { tools: tools.list().map((tool) => tool.listing(version)) };
+  };
+
+  const call: MethodHandler = async (params, ctx) => {
+    const name = params.name;
+    if (typeof name !== 'string') throw new InvalidParamsError('tools/call needs a string "name"');
+    const tool = tools.get(name);
+    if (!tool) throw new InvalidParamsError(`Unknown tool: ${name}`, { name });
+    const args = params.arguments;
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+      return toolErrorResult(`Invalid arguments for tool "${name}": "arguments" must be an object`);
+    }
+
+    let input: unknown;
+    if (tool.inputValidator) {
+      const outcome = await tool.inputValidator.validate(args ?? {});
+      if (!outcome.ok) return toolErrorResult(`Invalid arguments for tool "${name}":\n- ${outcome.errors.join('\n- ')}`);
+      input = outcome.value;
+    }
+
+    try {
+      const instance = host.resolveProvider(tool.provider, ctx) as Record<string, (...a: unknown[]) => unknown>;
+      const callArgs = tool.parameters.map((source) => (source === 'input' ? input : ctx));
+      const value = await instance[tool.methodName](...callArgs);
+      return shapeToolResult(value, tool, ctx.protocolVersion);
+    } catch (error) {
+      return failedCall(error, name, host, ctx);
+    }
+  };
+
+  return { 'tools/list': list, 'tools/call': call };
+}
+
+function failedCall(error: unknown, name: string, host: FeatureHost, ctx: Context): CallToolResult {
+  if (error instanceof ToolError) return toolErrorResult(error.message);
+  // A deliberate protocol error from the author travels as a JSON-RPC error.
+  if (error instanceof McpError) throw error;
+  if (ctx.cancelled) throw error;
+  host.reportError(`tool "${name}" threw`, error);
+  const detail = host.debug && error instanceof Error ? `: ${error.message}` : '';
+  return toolErrorResult(`Tool "${name}" failed with an internal error${detail}`);
+}

@@ -1,0 +1,28 @@
+import 'reflect-metadata';
+
+export { McpServer, Context } from './runtime';
+export type { McpServerOptions, ListenOptions, StdioListenOptions, ToolsControl } from './runtime';
+export { Tool, Description } from './decorators';
+export { metadataStore } from './metadata';
+export type { Constructor, Icon, ToolAnnotations, ToolOptions } from './metadata';
+export {
+  ErrorCode,
+  McpError,
+  ParseError,
+  InvalidRequestError,
+  MethodNotFoundError,
+  InvalidParamsError,
+  InternalError,
+  ConnectionClosedError,
+  RequestTimeoutError,
+  ToolError,
+  DefinitionError,
+} from './errors';
+export type { DefinitionErrorCode } from './errors';
+export { StdioTransport, InMemoryTransport } from './transports';
+export type { Transport, TransportSendOptions, StdioTransportOptions } from './transports';
+export { HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION } from './protocol';
+export type { RequestId, JsonRpcMessage } from './protocol';
+export type { Session, ClientCapabilities, Implementation, LoggingLevel } from './session';
+export { schemaForDto } from './schema';
+export type { JsonSchema } from './schema';

@@ -1,0 +1,2 @@
+export { MetadataStore, metadataStore } from './MetadataStore';
+export type * from './definitions';

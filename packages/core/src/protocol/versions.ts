@@ -1,0 +1,43 @@
+/** Protocol revisions served, oldest first, and what differs between them. */
+
+export const HANDSHAKE_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
+export type HandshakeVersion = (typeof HANDSHAKE_VERSIONS)[number];
+export const LATEST_HANDSHAKE_VERSION: HandshakeVersion = '2025-11-25';
+
+/** The requested version when served, else the newest (the client then decides whether to go on). */
+export function negotiateVersion(requested: unknown): HandshakeVersion {
+  return HANDSHAKE_VERSIONS.includes(requested as HandshakeVersion)
+    ? (requested as HandshakeVersion)
+    : LATEST_HANDSHAKE_VERSION;
+}
+
+/** Features a version may carry. Dates compare lexically, so `>=` on the string works. */
+export interface VersionFeatures {
+  /** JSON-RPC batches exist only in 2025-03-26. */
+  batching: boolean;
+  /** Tool `annotations` appeared in 2025-03-26. */
+  toolAnnotations: boolean;
+  /** `title`, `outputSchema`, `structuredContent`, `_meta` on definitions: 2025-06-18. */
+  titlesAndStructuredOutput: boolean;
+  /** `icons`, `execution` on tools and `description` in serverInfo: 2025-11-25. */
+  icons: boolean;
+  /** Audio content blocks: 2025-03-26. */
+  audioContent: boolean;
+}
+
+const featureCache = new Map<string, VersionFeatures>();
+
+export function featuresOf(version: string): VersionFeatures {
+  let features = featureCache.get(version);
+  if (!features) {
+    features = {
+      batching: version === '2025-03-26',
+      toolAnnotations: version >= '2025-03-26',
+      titlesAndStructuredOutput: version >= '2025-06-18',
+      icons: version >= '2025-11-25',
+      audioContent: version >= '2025-03-26',
+    };
+    featureCache.set(version, features);
+  }
+  return features;
+}

@@ -1,0 +1,278 @@
+import { ErrorCode, InternalError, InvalidParamsError, InvalidRequestError, McpError } from '../errors';
+import { classify, featuresOf, negotiateVersion, PendingRequests } from '../protocol';
+import type {
+  JsonRpcErrorObject,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  OutgoingRequestOptions,
+  RequestId,
+} from '../protocol';
+import { Session } from '../session';
+import type { ClientCapabilities, Implementation } from '../session';
+import type { Transport } from '../transports';
+import { Context } from './Context';
+import type { MethodHandler } from './FeatureHost';
+
+/** What a connection needs from its server. */
+export interface ConnectionHost {
+  readonly handlers: ReadonlyMap<string, MethodHandler>;
+  readonly debug: boolean;
+  readonly requestTimeoutMs: number;
+  initializeResult(version: string): Record<string, unknown>;
+  createContext(requestId: RequestId, method: string, session: Session): Context;
+  reportError(what: string, error: unknown): void;
+  onConnectionClosed(connection: Connection): void;
+}
+
+interface InFlight {
+  ctx: Context | undefined;
+  method: string;
+  cancelled: boolean;
+}
+
+/**
+ * One handshake-era conversation over one transport: parses and classifies what arrives,
+ * runs the lifecycle, dispatches requests, correlates the requests we send, and answers
+ * every malformed message with the matching JSON-RPC error while it keeps serving.
+ */
+export class Connection {
+  readonly session: Session;
+  private readonly pending = new PendingRequests();
+  private readonly inFlight = new Map<RequestId, InFlight>();
+  private inputEnded = false;
+  private closed = false;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly host: ConnectionHost,
+    private readonly transport: Transport,
+  ) {
+    this.session = new Session({ request: (method, params) => this.request(method, params) });
+    transport.onmessage = (message) => this.receive(message);
+    transport.onclose = () => this.onTransportClosed();
+    transport.onerror = (error) => host.reportError('transport error', error);
+    transport.oninputend = () => {
+      this.inputEnded = true;
+      this.closeIfDrained();
+    };
+  }
+
+  async start(): Promise<void> {
+    await this.transport.start();
+  }
+
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
+  /** Sends a request to the client and resolves with its result. */
+  request(
+    method: string,
+    params?: Record<string, unknown>,
+    options: OutgoingRequestOptions & { relatedRequestId?: RequestId } = {},
+  ): Promise<Record<string, unknown>> {
+    if (this.closed) return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    const { id, result } = this.pending.start(
+      method,
+      { timeoutMs: options.timeoutMs ?? this.host.requestTimeoutMs, signal: options.signal },
+      (abandonedId, reason) => this.notify('notifications/cancelled', { requestId: abandonedId, reason }),
+    );
+    const message: JsonRpcRequest = params ? { jsonrpc: '2.0', id, method, params } : { jsonrpc: '2.0', id, method };
+    this.send(message, options.relatedRequestId);
+    return result;
+  }
+
+  notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): void {
+    const message: JsonRpcNotification = params ? { jsonrpc: '2.0', method, params } : { jsonrpc: '2.0', method };
+    this.send(message, relatedRequestId);
+  }
+
+  /** Cancels what is in flight, fails what we are waiting for, and closes the transport. */
+  close(): Promise<void> {
+    return (this.closing ??= (async () => {
+      for (const entry of this.inFlight.values()) {
+        entry.cancelled = true;
+        entry.ctx?.cancel(new Error('Connection closed'));
+      }
+      await this.transport.close();
+      this.onTransportClosed();
+    })());
+  }
+
+  /** Entry point for everything the transport delivers. */
+  receive(data: unknown): void {
+    let value = data;
+    if (typeof data === 'string') {
+      try {
+        value = JSON.parse(data);
+      } catch (error) {
+        this.send(errorResponse(null, { code: ErrorCode.ParseError, message: `Parse error: ${(error as Error).message}` }));
+        return;
+      }
+    }
+    if (Array.isArray(value)) {
+      void this.receiveBatch(value);
+      return;
+    }
+    const answer = this.handle(value, false);
+    if (answer instanceof Promise) answer.then((response) => response && this.send(response));
+    else if (answer) this.send(answer);
+  }
+
+  private async receiveBatch(items: unknown[]): Promise<void> {
+    if (items.length === 0 || !featuresOf(this.session.protocolVersion).batching || this.session.state === 'awaiting-initialize') {
+      const why =
+        items.length === 0
+          ? 'an empty batch'
+          : `JSON-RPC batches are not supported in protocol version ${this.session.state === 'awaiting-initialize' ? '(none negotiated yet)' : this.session.protocolVersion}`;
+      this.send(errorResponse(null, { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${why}` }));
+      return;
+    }
+    const answers = await Promise.all(items.map((item) => this.handle(item, true)));
+    const responses = answers.filter((a): a is JsonRpcResponse => a !== undefined);
+    if (responses.length > 0) this.send(responses);
+  }
+
+  /** Handles one message; returns the response to send, if any. */
+  private handle(value: unknown, inBatch: boolean): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
+    const classified = classify(value);
+    switch (classified.kind) {
+      case 'request':
+        return this.handleRequest(classified.message, inBatch);
+      case 'notification':
+        this.handleNotification(classified.message);
+        return undefined;
+      case 'result':
+      case 'error':
+        if (!this.pending.complete(classified.message)) {
+          this.host.reportError('response to an unknown request', new Error(`id ${String(classified.message.id)}`));
+        }
+        return undefined;
+      case 'invalid':
+        return errorResponse(classified.id, classified.error.toJSON());
+    }
+  }
+
+  private handleRequest(request: JsonRpcRequest, inBatch: boolean): JsonRpcResponse | Promise<JsonRpcResponse | undefined> {
+    const { id, method } = request;
+    if (this.inFlight.has(id)) {
+      return errorResponse(id, new InvalidRequestError(`Request id ${JSON.stringify(id)} is already in use by a request in progress`).toJSON());
+    }
+    if (method === 'initialize') {
+      if (inBatch) return errorResponse(id, new InvalidRequestError('initialize must not be part of a batch').toJSON());
+      return this.initialize(request);
+    }
+    if (this.session.state === 'awaiting-initialize' && method !== 'ping') {
+      return errorResponse(id, new InvalidRequestError(`Server not initialized: send "initialize" before "${method}"`).toJSON());
+    }
+    const handler = this.host.handlers.get(method);
+    if (!handler) {
+      return errorResponse(id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${method}` });
+    }
+    return this.dispatch(request, handler);
+  }
+
+  private async dispatch(request: JsonRpcRequest, handler: MethodHandler): Promise<JsonRpcResponse | undefined> {
+    const { id, method } = request;
+    const entry: InFlight = { ctx: undefined, method, cancelled: false };
+    this.inFlight.set(id, entry);
+    try {
+      const ctx = (entry.ctx = this.host.createContext(id, method, this.session));
+      const result = await handler(request.params ?? {}, ctx);
+      return entry.cancelled ? undefined : { jsonrpc: '2.0', id, result };
+    } catch (error) {
+      return entry.cancelled ? undefined : errorResponse(id, this.toErrorObject(error, method));
+    } finally {
+      this.inFlight.delete(id);
+      if (this.inputEnded) this.closeIfDrained();
+    }
+  }
+
+  private initialize(request: JsonRpcRequest): JsonRpcResponse {
+    const { id } = request;
+    const session = this.session;
+    if (session.state !== 'awaiting-initialize') {
+      return errorResponse(id, new InvalidRequestError('The session is already initialized').toJSON());
+    }
+    const params = request.params ?? {};
+    const problem = checkInitializeParams(params);
+    if (problem) return errorResponse(id, new InvalidParamsError(`Invalid initialize params: ${problem}`).toJSON());
+
+    session.protocolVersion = negotiateVersion(params.protocolVersion);
+    session.clientCapabilities = params.capabilities as ClientCapabilities;
+    session.clientInfo = params.clientInfo as Implementation;
+    session.state = 'initializing';
+    return { jsonrpc: '2.0', id, result: this.host.initializeResult(session.protocolVersion) };
+  }
+
+  private handleNotification(notification: JsonRpcNotification): void {
+    switch (notification.method) {
+      case 'notifications/initialized':
+        if (this.session.state === 'initializing') this.session.state = 'ready';
+        return;
+      case 'notifications/cancelled': {
+        const requestId = notification.params?.requestId as RequestId | undefined;
+        const entry = requestId === undefined ? undefined : this.inFlight.get(requestId);
+        // initialize cannot be cancelled; unknown or finished ids are ignored.
+        if (!entry || entry.method === 'initialize') return;
+        entry.cancelled = true;
+        entry.ctx?.cancel(new Error(String(notification.params?.reason ?? 'Cancelled by the client')));
+        return;
+      }
+      default:
+        // Notifications we do not act on need no answer.
+        return;
+    }
+  }
+
+  private toErrorObject(error: unknown, method: string): JsonRpcErrorObject {
+    if (error instanceof McpError) return error.toJSON();
+    this.host.reportError(`"${method}" failed`, error);
+    const message = this.host.debug && error instanceof Error ? `Internal error: ${error.message}` : 'Internal error';
+    return new InternalError(message).toJSON();
+  }
+
+  private send(message: JsonRpcMessage | JsonRpcMessage[], relatedRequestId?: RequestId): void {
+    if (this.closed) return;
+    try {
+      const sent = this.transport.send(message, relatedRequestId === undefined ? undefined : { relatedRequestId });
+      if (sent instanceof Promise) sent.catch((error) => this.host.reportError('send failed', error));
+    } catch (error) {
+      this.host.reportError('send failed', error);
+    }
+  }
+
+  private closeIfDrained(): void {
+    if (this.inFlight.size === 0) void this.close();
+  }
+
+  private onTransportClosed(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.session.state = 'closed';
+    for (const entry of this.inFlight.values()) {
+      entry.cancelled = true;
+      entry.ctx?.cancel(new Error('Connection closed'));
+    }
+    this.pending.rejectAll();
+    this.host.onConnectionClosed(this);
+  }
+}
+
+function errorResponse(id: RequestId | null, error: JsonRpcErrorObject): JsonRpcResponse {
+  return { jsonrpc: '2.0', id, error };
+}
+
+function checkInitializeParams(params: Record<string, unknown>): string | undefined {
+  if (typeof params.protocolVersion !== 'string') return '"protocolVersion" must be a string';
+  if (typeof params.capabilities !== 'object' || params.capabilities === null || Array.isArray(params.capabilities)) {
+    return '"capabilities" must be an object';
+  }
+  const info = params.clientInfo as Record<string, unknown> | undefined;
+  if (typeof info !== 'object' || info === null || typeof info.name !== 'string' || typeof info.version !== 'string') {
+    return '"clientInfo" must be an object with string "name" and "version"';
+  }
+  return undefined;
+}

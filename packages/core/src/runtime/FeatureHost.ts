@@ -1,0 +1,19 @@
+import type { Constructor } from '../metadata';
+import type { RegisteredTool } from './buildTool';
+import type { Context } from './Context';
+import type { Registry } from './Registry';
+
+/** A JSON-RPC method implementation: params in, result object out. */
+export type MethodHandler = (
+  params: Record<string, unknown>,
+  ctx: Context,
+) => Record<string, unknown> | Promise<Record<string, unknown>>;
+
+/** What feature handlers may use of the server; keeps features/ from depending on McpServer. */
+export interface FeatureHost {
+  readonly tools: Registry<RegisteredTool>;
+  readonly debug: boolean;
+  resolveProvider(provider: Constructor, ctx: Context): unknown;
+  /** Reports a failure the client is not told the details of (to stderr or the server's logger). */
+  reportError(what: string, error: unknown): void;
+}

@@ -1,0 +1,85 @@
+import { DefinitionError } from '../errors';
+
+interface Entry<T> {
+  item: T;
+  enabled: boolean;
+}
+
+/**
+ * Named items in registration order, with enable/disable/remove at run time. Listeners hear
+ * about changes once per tick, however many changes that tick made.
+ */
+export class Registry<T> {
+  private readonly entries = new Map<string, Entry<T>>();
+  private readonly listeners = new Set<() => void>();
+  private snapshot: T[] | undefined;
+  private changeScheduled = false;
+
+  constructor(private readonly kind: string) {}
+
+  add(name: string, item: T, origin: string): void {
+    if (this.entries.has(name)) {
+      throw new DefinitionError('DUPLICATE_NAME', `${origin}: a ${this.kind} named "${name}" is already registered; give one of them another name`);
+    }
+    this.entries.set(name, { item, enabled: true });
+    this.changed();
+  }
+
+  /** The enabled item with that name. */
+  get(name: string): T | undefined {
+    const entry = this.entries.get(name);
+    return entry?.enabled ? entry.item : undefined;
+  }
+
+  has(name: string): boolean {
+    return this.entries.has(name);
+  }
+
+  enable(name: string): boolean {
+    return this.setEnabled(name, true);
+  }
+
+  disable(name: string): boolean {
+    return this.setEnabled(name, false);
+  }
+
+  remove(name: string): boolean {
+    const removed = this.entries.delete(name);
+    if (removed) this.changed();
+    return removed;
+  }
+
+  /** The enabled items, in registration order. The array is shared until the next change. */
+  list(): readonly T[] {
+    return (this.snapshot ??= [...this.entries.values()].filter((e) => e.enabled).map((e) => e.item));
+  }
+
+  get size(): number {
+    return this.list().length;
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private setEnabled(name: string, enabled: boolean): boolean {
+    const entry = this.entries.get(name);
+    if (!entry) return false;
+    if (entry.enabled !== enabled) {
+      entry.enabled = enabled;
+      this.changed();
+    }
+    return true;
+  }
+
+  private changed(): void {
+    this.snapshot = undefined;
+    if (this.changeScheduled || this.listeners.size === 0) return;
+    this.changeScheduled = true;
+    process.nextTick(() => {
+      this.changeScheduled = false;
+      for (const listener of this.listeners) listener();
+    });
+  }
+}

@@ -1,0 +1,134 @@
+import { DefinitionError } from '../errors';
+import type { Constructor, ToolDefinition } from '../metadata';
+import { featuresOf } from '../protocol';
+import { schemaForDto } from '../schema';
+import type { JsonSchema } from '../schema';
+import { compileDtoValidator, compileSchema } from '../validation';
+import type { DtoValidator, SchemaValidator } from '../validation';
+import { Context } from './Context';
+
+/** Where each method parameter comes from. */
+type ParameterSource = 'input' | 'context';
+
+export interface RegisteredTool {
+  readonly name: string;
+  readonly provider: Constructor;
+  readonly methodName: string;
+  readonly definition: ToolDefinition;
+  readonly parameters: readonly ParameterSource[];
+  readonly inputValidator: DtoValidator<unknown> | undefined;
+  readonly outputValidator: SchemaValidator | undefined;
+  /** The `tools/list` entry as the given protocol version can carry it; cached per version. */
+  listing(version: string): Record<string, unknown>;
+}
+
+const EMPTY_INPUT_SCHEMA: JsonSchema = Object.freeze({ type: 'object', properties: {}, additionalProperties: false });
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const NOT_DTO_TYPES = new Set<unknown>([Object, String, Number, Boolean, Array, Function, Promise, Symbol, Date]);
+
+/** Turns a `@Tool` definition into a runnable tool: schemas, validators, parameter plan. */
+export function buildTool(definition: ToolDefinition, provider: Constructor): RegisteredTool {
+  const { options, methodName } = definition;
+  const where = `${provider.name}.${methodName}`;
+  const name = options.name ?? methodName;
+  if (!TOOL_NAME.test(name)) {
+    throw new DefinitionError(
+      'INVALID_OPTION',
+      `${where}: tool name "${name}" must be 1-128 characters of A-Z, a-z, 0-9, "_", "-" or "."; set @Tool({ name })`,
+    );
+  }
+  const method = (provider.prototype as Record<string, unknown>)[methodName];
+  if (typeof method !== 'function') {
+    throw new DefinitionError('INVALID_OPTION', `${where}: @Tool must decorate a method`);
+  }
+
+  const { parameters, inputType } = planParameters(definition, where, method.length);
+  const inputSchema = inputType ? schemaForDto(inputType) : EMPTY_INPUT_SCHEMA;
+  const inputValidator = inputType ? compileDtoValidator(inputType) : undefined;
+  const outputSchema = options.output ? schemaForDto(options.output) : undefined;
+  const outputValidator = outputSchema ? compileSchema(outputSchema) : undefined;
+
+  const listings = new Map<string, Record<string, unknown>>();
+  const listing = (version: string) => {
+    let entry = listings.get(version);
+    if (!entry) {
+      entry = toolListing(name, options, inputSchema, outputSchema, version);
+      listings.set(version, entry);
+    }
+    return entry;
+  };
+
+  return { name, provider, methodName, definition, parameters, inputValidator, outputValidator, listing };
+}
+
+function planParameters(
+  definition: ToolDefinition,
+  where: string,
+  declaredArity: number,
+): { parameters: ParameterSource[]; inputType: Constructor | undefined } {
+  const { paramTypes, options } = definition;
+  if (!paramTypes) {
+    if (options.input) return { parameters: ['input', 'context'], inputType: options.input };
+    if (declaredArity === 0) return { parameters: [], inputType: undefined };
+    throw new DefinitionError(
+      'TOOL_INPUT_UNKNOWN',
+      `${where}: cannot tell the input type of this @Tool because no decorator metadata was emitted. ` +
+        `Compile with "emitDecoratorMetadata" (tsc or swc; esbuild and tsx do not emit it) ` +
+        `or name the DTO class with @Tool({ input: YourInputDto }).`,
+    );
+  }
+
+  const parameters: ParameterSource[] = [];
+  let inputType: Constructor | undefined;
+  for (const [index, type] of paramTypes.entries()) {
+    if (type === Context) {
+      parameters.push('context');
+      continue;
+    }
+    if (parameters.includes('input')) {
+      throw new DefinitionError(
+        'INVALID_OPTION',
+        `${where}: parameter ${index} is neither the input DTO nor Context; a tool method takes (input, ctx)`,
+      );
+    }
+    const candidate = (options.input ?? type) as Constructor;
+    if (typeof candidate !== 'function' || NOT_DTO_TYPES.has(candidate)) {
+      throw new DefinitionError(
+        'TOOL_INPUT_NOT_A_CLASS',
+        `${where}: parameter ${index} is typed as ${describeType(type)}, which carries no schema. ` +
+          `Declare the input as a class with class-validator decorators, or name it with @Tool({ input: YourInputDto }).`,
+      );
+    }
+    parameters.push('input');
+    inputType = candidate;
+  }
+  if (!inputType && options.input) {
+    parameters.unshift('input');
+    inputType = options.input;
+  }
+  return { parameters, inputType };
+}
+
+function describeType(type: unknown): string {
+  if (type === Object) return 'Object (an interface or type literal?)';
+  return typeof type === 'function' ? type.name || 'an anonymous type' : String(type);
+}
+
+function toolListing(
+  name: string,
+  options: ToolDefinition['options'],
+  inputSchema: JsonSchema,
+  outputSchema: JsonSchema | undefined,
+  version: string,
+): Record<string, unknown> {
+  const features = featuresOf(version);
+  const entry: Record<string, unknown> = { name };
+  if (features.titlesAndStructuredOutput && options.title !== undefined) entry.title = options.title;
+  if (options.description !== undefined) entry.description = options.description;
+  entry.inputSchema = inputSchema;
+  if (features.titlesAndStructuredOutput && outputSchema) entry.outputSchema = outputSchema;
+  if (features.toolAnnotations && options.annotations) entry.annotations = options.annotations;
+  if (features.icons && options.icons) entry.icons = options.icons;
+  if (features.titlesAndStructuredOutput && options._meta) entry._meta = options._meta;
+  return entry;
+}

@@ -1,0 +1,35 @@
+import { randomUUID } from 'node:crypto';
+import type { HandshakeVersion } from '../protocol';
+import type { RequestScope } from './RequestScope';
+import type { ClientCapabilities, Implementation, LoggingLevel } from './types';
+
+export type SessionState = 'awaiting-initialize' | 'initializing' | 'ready' | 'closed';
+
+/** How a session reaches its client; implemented by the runtime's connection. */
+export interface SessionChannel {
+  request(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>;
+}
+
+/**
+ * One handshake-era conversation with a client: the negotiated version, the client's
+ * capabilities and identity, and its log level. A session is its own request scope.
+ */
+export class Session implements RequestScope {
+  readonly id = randomUUID();
+  state: SessionState = 'awaiting-initialize';
+  protocolVersion: HandshakeVersion = '2025-11-25';
+  clientCapabilities: ClientCapabilities = {};
+  clientInfo: Implementation | undefined;
+  logLevel: LoggingLevel | undefined;
+
+  constructor(private readonly channel: SessionChannel) {}
+
+  get session(): Session {
+    return this;
+  }
+
+  /** Sends `ping` to the client and resolves when it answers. */
+  async ping(): Promise<void> {
+    await this.channel.request('ping');
+  }
+}

@@ -1,0 +1,141 @@
+import type { Readable, Writable } from 'node:stream';
+import type { OutgoingMessage } from '../protocol';
+import type { Transport } from './Transport';
+
+export interface StdioTransportOptions {
+  input?: Readable;
+  output?: Writable;
+  /**
+   * Send anything else written to stdout (console.log, stray writes) to stderr, so only MCP
+   * messages reach the client. On by default when output is process.stdout.
+   */
+  guardStdout?: boolean;
+}
+
+/**
+ * Newline-delimited JSON-RPC over a pair of streams (stdin/stdout by default). Writes made
+ * within one tick leave in one `write`; when the output pushes back, reading pauses until it
+ * drains.
+ */
+export class StdioTransport implements Transport {
+  private readonly input: Readable;
+  private readonly output: Writable;
+  private readonly guardStdout: boolean;
+  private writeOutput!: (chunk: string) => boolean;
+  private restoreStdout: (() => void) | undefined;
+  private buffered = '';
+  private queue: string[] = [];
+  private flushScheduled = false;
+  private waitingForDrain = false;
+  private inputEnded = false;
+  private closed = false;
+
+  onmessage?: (message: unknown) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  oninputend?: () => void;
+
+  constructor(options: StdioTransportOptions = {}) {
+    this.input = options.input ?? process.stdin;
+    this.output = options.output ?? process.stdout;
+    this.guardStdout = options.guardStdout ?? this.output === process.stdout;
+  }
+
+  async start(): Promise<void> {
+    const output = this.output;
+    const write = output.write as (chunk: string) => boolean;
+    this.writeOutput = (chunk) => write.call(output, chunk);
+    if (this.guardStdout) this.restoreStdout = redirectStrayWrites(output);
+
+    this.input.setEncoding('utf8');
+    this.input.on('data', this.onData);
+    this.input.on('end', this.onEnd);
+    this.input.on('error', this.onStreamError);
+    this.output.on('error', this.onStreamError);
+  }
+
+  send(message: OutgoingMessage): void {
+    if (this.closed) return;
+    this.queue.push(JSON.stringify(message));
+    if (!this.flushScheduled && !this.waitingForDrain) {
+      this.flushScheduled = true;
+      setImmediate(this.flush);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.flushNow();
+    this.closed = true;
+    this.input.off('data', this.onData);
+    this.input.off('end', this.onEnd);
+    this.input.off('error', this.onStreamError);
+    this.input.pause();
+    // Let whatever was written reach the pipe before the process may exit.
+    if (this.output.writableLength > 0 && !this.output.destroyed) {
+      await new Promise<void>((resolve) => this.output.write('', () => resolve()));
+    }
+    this.output.off('error', this.onStreamError);
+    this.restoreStdout?.();
+    this.onclose?.();
+  }
+
+  private readonly onData = (chunk: string) => {
+    let text = this.buffered + chunk;
+    let newline = text.indexOf('\n');
+    while (newline !== -1) {
+      let line = text.slice(0, newline);
+      text = text.slice(newline + 1);
+      if (line.endsWith('\r')) line = line.slice(0, -1);
+      if (line.trim() !== '') this.onmessage?.(line);
+      if (this.closed) return;
+      newline = text.indexOf('\n');
+    }
+    this.buffered = text;
+  };
+
+  private readonly onEnd = () => {
+    this.inputEnded = true;
+    if (this.buffered.trim() !== '') this.onmessage?.(this.buffered);
+    this.buffered = '';
+    if (this.oninputend) this.oninputend();
+    else void this.close();
+  };
+
+  private readonly onStreamError = (error: Error) => {
+    this.onerror?.(error);
+  };
+
+  private readonly flush = () => {
+    this.flushScheduled = false;
+    this.flushNow();
+  };
+
+  private flushNow(): void {
+    if (this.queue.length === 0 || this.closed) return;
+    const chunk = this.queue.join('\n') + '\n';
+    this.queue = [];
+    if (!this.writeOutput(chunk)) {
+      // Backpressure: stop taking new work until the client reads what we wrote.
+      this.waitingForDrain = true;
+      this.input.pause();
+      this.output.once('drain', () => {
+        this.waitingForDrain = false;
+        if (!this.inputEnded && !this.closed) this.input.resume();
+        this.flushNow();
+      });
+    }
+  }
+}
+
+/** Points every other writer of `stdout` at stderr; returns the function that undoes it. */
+function redirectStrayWrites(stdout: Writable): () => void {
+  const original = stdout.write;
+  const stderr = process.stderr;
+  stdout.write = function (this: Writable, ...args: unknown[]) {
+    return (stderr.write as (...a: unknown[]) => boolean).apply(stderr, args);
+  } as Writable['write'];
+  return () => {
+    stdout.write = original;
+  };
+}

@@ -1,0 +1,28 @@
+import type { OutgoingMessage, RequestId } from '../protocol';
+
+export interface TransportSendOptions {
+  /** The incoming request this message belongs to, so stream-based transports can route it. */
+  relatedRequestId?: RequestId;
+}
+
+/**
+ * A bidirectional message channel. The shape matches the official SDK's transports, so a
+ * server connects to any of them and our in-memory pair works with the SDK client.
+ *
+ * `onmessage` receives either a decoded value or raw text still to be parsed: a transport
+ * that reads bytes hands over the text so a parse error can be answered with -32700.
+ */
+export interface Transport {
+  start(): Promise<void>;
+  send(message: OutgoingMessage, options?: TransportSendOptions): void | Promise<void>;
+  close(): Promise<void>;
+  onmessage?: (message: unknown) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  /**
+   * Called when the peer will send nothing more but replies can still be written (stdin
+   * ended). Without it, the transport closes at end of input.
+   */
+  oninputend?: () => void;
+  sessionId?: string;
+}

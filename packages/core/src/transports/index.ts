@@ -1,0 +1,4 @@
+export type { Transport, TransportSendOptions } from './Transport';
+export { StdioTransport } from './StdioTransport';
+export type { StdioTransportOptions } from './StdioTransport';
+export { InMemoryTransport } from './InMemoryTransport';
