@@ -66,7 +66,7 @@ export class PendingRequests {
   /** Routes a response; returns false when no request with that id is open. */
   complete(response: JsonRpcResultResponse | JsonRpcErrorResponse): boolean {
     const id = response.id;
-    if (id === null) return false;
+    if (id === undefined) return false;
     const entry = this.open.get(id);
     if (!entry) return false;
     this.settle(id);

@@ -50,7 +50,9 @@ export function classify(value: unknown): ClassifiedMessage {
     if (!isObject(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
       return invalid('"error" must have a numeric "code" and a string "message"', id);
     }
-    if (id !== null && !isValidId(id)) return invalid('an error response "id" must be a string, an integer or null', null);
+    if (id !== undefined && id !== null && !isValidId(id)) {
+      return invalid('an error response "id" must be a string, an integer or absent', null);
+    }
     return { kind: 'error', message: value as unknown as JsonRpcErrorResponse };
   }
 

@@ -29,8 +29,11 @@ export interface JsonRpcErrorObject {
 
 export interface JsonRpcErrorResponse {
   jsonrpc: '2.0';
-  /** null only when the id of the offending message could not be read. */
-  id: RequestId | null;
+  /**
+   * Absent when the offending message's id could not be read. MCP 2025-11-25 made the id
+   * optional for this case; JSON-RPC's `null` fails every MCP schema, so it is never sent.
+   */
+  id?: RequestId;
   error: JsonRpcErrorObject;
 }
 

@@ -262,7 +262,7 @@ export class Connection {
 }
 
 function errorResponse(id: RequestId | null, error: JsonRpcErrorObject): JsonRpcResponse {
-  return { jsonrpc: '2.0', id, error };
+  return id === null ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error };
 }
 
 function checkInitializeParams(params: Record<string, unknown>): string | undefined {
