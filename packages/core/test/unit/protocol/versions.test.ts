@@ -1,0 +1,25 @@
+import { featuresOf, HANDSHAKE_VERSIONS, negotiateVersion } from '../../../src/protocol';
+
+describe('negotiateVersion', () => {
+  it.each(HANDSHAKE_VERSIONS)('keeps the supported version %s', (version) => {
+    expect(negotiateVersion(version)).toBe(version);
+  });
+
+  it.each(['2023-01-01', '2099-01-01', 42, undefined])('answers the newest for %p', (requested) => {
+    expect(negotiateVersion(requested)).toBe('2025-11-25');
+  });
+});
+
+describe('featuresOf', () => {
+  it('allows batches only in 2025-03-26', () => {
+    expect(HANDSHAKE_VERSIONS.filter((v) => featuresOf(v).batching)).toEqual(['2025-03-26']);
+  });
+
+  it('dates structured output and icons', () => {
+    expect(featuresOf('2025-03-26').titlesAndStructuredOutput).toBe(false);
+    expect(featuresOf('2025-06-18').titlesAndStructuredOutput).toBe(true);
+    expect(featuresOf('2025-06-18').icons).toBe(false);
+    expect(featuresOf('2025-11-25').icons).toBe(true);
+    expect(featuresOf('2024-11-05').toolAnnotations).toBe(false);
+  });
+});

@@ -1,0 +1,48 @@
+import { DefinitionError } from '../../../src/errors';
+import { Registry } from '../../../src/runtime/Registry';
+
+const tick = () => new Promise((resolve) => process.nextTick(resolve));
+
+describe('Registry', () => {
+  it('lists enabled items in registration order and caches the list until a change', () => {
+    const registry = new Registry<string>('tool');
+    registry.add('b', 'B', 'X.b');
+    registry.add('a', 'A', 'X.a');
+    const first = registry.list();
+    expect(first).toEqual(['B', 'A']);
+    expect(registry.list()).toBe(first);
+    registry.disable('b');
+    expect(registry.list()).toEqual(['A']);
+    expect(registry.get('b')).toBeUndefined();
+    registry.enable('b');
+    expect(registry.list()).toEqual(['B', 'A']);
+    expect(registry.remove('a')).toBe(true);
+    expect(registry.remove('a')).toBe(false);
+    expect(registry.list()).toEqual(['B']);
+  });
+
+  it('refuses a duplicate name, naming where it came from', () => {
+    const registry = new Registry<string>('tool');
+    registry.add('echo', 'one', 'A.echo');
+    expect(() => registry.add('echo', 'two', 'B.echo')).toThrow(DefinitionError);
+    expect(() => registry.add('echo', 'two', 'B.echo')).toThrow(/B\.echo: a tool named "echo" is already registered/);
+  });
+
+  it('tells listeners once per tick, and not for no-op changes', async () => {
+    const registry = new Registry<string>('tool');
+    const listener = jest.fn();
+    registry.onChange(listener);
+    registry.add('a', 'A', 'X.a');
+    registry.add('b', 'B', 'X.b');
+    registry.disable('a');
+    await tick();
+    expect(listener).toHaveBeenCalledTimes(1);
+    registry.enable('b');
+    registry.disable('missing');
+    await tick();
+    expect(listener).toHaveBeenCalledTimes(1);
+    registry.remove('b');
+    await tick();
+    expect(listener).toHaveBeenCalledTimes(2);
+  });
+});
