@@ -28,7 +28,7 @@ export class WeatherService {
         highC: high,
         lowC: high - 4 - (dayHash % 5),
         condition: CONDITIONS[dayHash % CONDITIONS.length],
-        precipitationChance: (dayHash >> 3) % 101,
+        precipitationChance: (dayHash >>> 3) % 101,
       };
     });
   }

@@ -186,7 +186,8 @@ export class Connection {
       return entry.cancelled ? undefined : errorResponse(id, this.toErrorObject(error, method));
     } finally {
       this.inFlight.delete(id);
-      if (this.inputEnded) this.closeIfDrained();
+      // The response is sent after this returns; close only once it has been handed over.
+      if (this.inputEnded) setImmediate(() => this.closeIfDrained());
     }
   }
 
