@@ -1,8 +1,8 @@
 import type { Constructor, PropertyDescription, ToolDefinition } from './definitions';
 
 /**
- * What the decorators collected. Servers build from a snapshot (collect first, build later);
- * tests call `clear()` between cases.
+ * What the decorators collected. Servers build from it (collect first, build later); tests
+ * call `clear()` between cases.
  */
 export class MetadataStore {
   private tools: ToolDefinition[] = [];
@@ -32,9 +32,17 @@ export class MetadataStore {
     return undefined;
   }
 
+  /** Properties of `dto` itself (not its parents) that carry a description, in declaration order. */
+  describedPropertiesOf(dto: Constructor): string[] {
+    return [...(this.descriptions.get(dto)?.keys() ?? [])];
+  }
+
+  /**
+   * Forgets the provider definitions (tools) collected so far, for tests that declare their
+   * providers per test. DTO descriptions stay: they belong to classes loaded once per module.
+   */
   clear(): void {
     this.tools = [];
-    this.descriptions.clear();
   }
 }
 

@@ -1,0 +1,2 @@
+export { describeDto, schemaForDto } from './buildSchema';
+export type { DtoDescription, JsonSchema } from './types';

@@ -1,0 +1,81 @@
+import type { ErrorObject } from 'ajv/dist/2020';
+import type { ValidationError } from 'class-validator';
+
+/** Enough messages to correct a call without flooding the model. */
+const MAX_MESSAGES = 20;
+
+/** ajv errors as `"path": problem` lines, e.g. `"location.lat": must be <= 90`. */
+export function formatAjvErrors(errors: readonly ErrorObject[]): string[] {
+  return limit(errors.map(ajvMessage));
+}
+
+/** class-validator errors (a tree) as `"path": message` lines. */
+export function formatClassValidatorErrors(errors: readonly ValidationError[]): string[] {
+  const out: string[] = [];
+  const walk = (list: readonly ValidationError[], parent: string): void => {
+    for (const error of list) {
+      const path = joinPath(parent, error.property);
+      for (const message of Object.values(error.constraints ?? {})) out.push(`${subject(path)}: ${message}`);
+      if (error.children?.length) walk(error.children, path);
+    }
+  };
+  walk(errors, '');
+  return limit(out);
+}
+
+function ajvMessage(error: ErrorObject): string {
+  const path = pointerToPath(error.instancePath);
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return `missing required property "${joinPath(path, String(params.missingProperty))}"`;
+    case 'additionalProperties':
+      return `unknown property "${joinPath(path, String(params.additionalProperty))}"`;
+    case 'enum':
+      return `${subject(path)}: must be one of ${listValues(params.allowedValues)}`;
+    case 'const':
+      return `${subject(path)}: must be equal to ${JSON.stringify(params.allowedValue)}`;
+    case 'not':
+      return `${subject(path)}: ${notMessage(error.schema)}`;
+    default:
+      return `${subject(path)}: ${error.message ?? 'is invalid'}`;
+  }
+}
+
+/** Our schemas use `not` only for a forbidden constant, list or null. */
+function notMessage(schema: unknown): string {
+  const not = (schema ?? {}) as Record<string, unknown>;
+  if ('const' in not) return `must not be ${JSON.stringify(not.const)}`;
+  if (Array.isArray(not.enum)) return `must not be one of ${listValues(not.enum)}`;
+  if (not.type === 'null') return 'must not be null';
+  return 'is not allowed';
+}
+
+function listValues(values: unknown): string {
+  return Array.isArray(values) ? values.map((v) => JSON.stringify(v)).join(', ') : String(values);
+}
+
+function subject(path: string): string {
+  return path === '' ? 'arguments' : `"${path}"`;
+}
+
+/** `/location/lat` → `location.lat`, `/items/0/name` → `items[0].name`. */
+function pointerToPath(pointer: string): string {
+  if (pointer === '') return '';
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce(joinPath, '');
+}
+
+function joinPath(parent: string, segment: string): string {
+  if (/^\d+$/.test(segment)) return `${parent}[${segment}]`;
+  return parent === '' ? segment : `${parent}.${segment}`;
+}
+
+function limit(messages: string[]): string[] {
+  const unique = [...new Set(messages)];
+  if (unique.length <= MAX_MESSAGES) return unique;
+  return [...unique.slice(0, MAX_MESSAGES), `…and ${unique.length - MAX_MESSAGES} more problems`];
+}
