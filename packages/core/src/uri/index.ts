@@ -1,0 +1,2 @@
+export { UriTemplate } from './UriTemplate';
+export type { UriVariables } from './UriTemplate';
