@@ -1,10 +1,29 @@
 import 'reflect-metadata';
 
 export { McpServer, Context } from './runtime';
-export type { McpServerOptions, ListenOptions, StdioListenOptions, ToolsControl } from './runtime';
-export { Tool, Description } from './decorators';
+export type {
+  McpServerOptions,
+  ListenOptions,
+  StdioListenOptions,
+  ListControl,
+  ToolsControl,
+  PromptsControl,
+  ResourcesControl,
+  Logger,
+} from './runtime';
+export { Tool, Resource, Prompt, Completion, Description } from './decorators';
 export { metadataStore } from './metadata';
-export type { Constructor, Icon, ToolAnnotations, ToolOptions } from './metadata';
+export type {
+  Constructor,
+  Icon,
+  ToolAnnotations,
+  ToolOptions,
+  ResourceOptions,
+  ResourceAnnotations,
+  ResourceListing,
+  PromptOptions,
+  CompletionOptions,
+} from './metadata';
 export {
   ErrorCode,
   McpError,
@@ -25,4 +44,6 @@ export { HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION } from './protocol';
 export type { RequestId, JsonRpcMessage } from './protocol';
 export type { Session, ClientCapabilities, Implementation, LoggingLevel } from './session';
 export { schemaForDto } from './schema';
+export { UriTemplate } from './uri';
+export type { UriVariables } from './uri';
 export type { JsonSchema } from './schema';

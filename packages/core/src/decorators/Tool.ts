@@ -11,7 +11,7 @@ export function Tool(descriptionOrOptions?: string | ToolOptions): MethodDecorat
   const options: ToolOptions =
     typeof descriptionOrOptions === 'string' ? { description: descriptionOrOptions } : { ...descriptionOrOptions };
   return (prototype, methodName) => {
-    metadataStore.addTool({
+    metadataStore.add({
       kind: 'tool',
       target: prototype.constructor as Constructor,
       methodName: String(methodName),

@@ -1,2 +1,5 @@
 export { Tool } from './Tool';
+export { Resource } from './Resource';
+export { Prompt } from './Prompt';
+export { Completion } from './Completion';
 export { Description } from './Description';

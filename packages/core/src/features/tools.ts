@@ -8,9 +8,10 @@ import type { CallToolResult } from './toolResult';
 export function toolHandlers(host: FeatureHost): Record<string, MethodHandler> {
   const { tools } = host;
 
-  const list: MethodHandler = (_params, ctx) => {
-    const version = ctx.protocolVersion;
-    return { tools: tools.list().map((tool) => tool.listing(version)) };
+  const list: MethodHandler = (params, ctx) => {
+    const page = host.toolPages.page(params.cursor);
+    const listed = page.items.map((tool) => tool.listing(ctx.protocolVersion));
+    return page.nextCursor === undefined ? { tools: listed } : { tools: listed, nextCursor: page.nextCursor };
   };
 
   const call: MethodHandler = async (params, ctx) => {

@@ -1,15 +1,26 @@
-import type { Constructor, PropertyDescription, ToolDefinition } from './definitions';
+import type {
+  CompletionDefinition,
+  Constructor,
+  PromptDefinition,
+  PropertyDescription,
+  ResourceDefinition,
+  ToolDefinition,
+} from './definitions';
+
+type ProviderDefinition = ToolDefinition | ResourceDefinition | PromptDefinition | CompletionDefinition;
+type Kind = ProviderDefinition['kind'];
+type DefinitionOf<K extends Kind> = Extract<ProviderDefinition, { kind: K }>;
 
 /**
  * What the decorators collected. Servers build from it (collect first, build later); tests
  * call `clear()` between cases.
  */
 export class MetadataStore {
-  private tools: ToolDefinition[] = [];
+  private definitions: ProviderDefinition[] = [];
   private descriptions = new Map<Constructor, Map<string, string>>();
 
-  addTool(definition: ToolDefinition): void {
-    this.tools.push(definition);
+  add(definition: ProviderDefinition): void {
+    this.definitions.push(definition);
   }
 
   addDescription(entry: PropertyDescription): void {
@@ -18,9 +29,15 @@ export class MetadataStore {
     byProperty.set(entry.propertyName, entry.description);
   }
 
-  /** Tool definitions declared on `provider` or on the classes it extends. */
+  /** Definitions of one kind declared on `provider` or on the classes it extends. */
+  definitionsOf<K extends Kind>(provider: Constructor, kind: K): DefinitionOf<K>[] {
+    return this.definitions.filter(
+      (d): d is DefinitionOf<K> => d.kind === kind && (d.target === provider || provider.prototype instanceof d.target),
+    );
+  }
+
   toolsOf(provider: Constructor): ToolDefinition[] {
-    return this.tools.filter((d) => d.target === provider || provider.prototype instanceof d.target);
+    return this.definitionsOf(provider, 'tool');
   }
 
   /** The description of a DTO property, looking up the class chain. */
@@ -38,11 +55,11 @@ export class MetadataStore {
   }
 
   /**
-   * Forgets the provider definitions (tools) collected so far, for tests that declare their
+   * Forgets the provider definitions (tools, resources, prompts, completions) collected so far, for tests that declare their
    * providers per test. DTO descriptions stay: they belong to classes loaded once per module.
    */
   clear(): void {
-    this.tools = [];
+    this.definitions = [];
   }
 }
 

@@ -47,3 +47,75 @@ export interface PropertyDescription {
   propertyName: string;
   description: string;
 }
+
+export interface ResourceAnnotations {
+  audience?: Array<'user' | 'assistant'>;
+  priority?: number;
+  lastModified?: string;
+}
+
+/** A concrete resource a template enumerates for `resources/list`. */
+export interface ResourceListing {
+  uri: string;
+  name?: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+}
+
+export interface ResourceOptions {
+  /** A fixed uri, or an RFC 6570 template (any `{…}` makes it one). */
+  uri: string;
+  /** Defaults to the method name. */
+  name?: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  /** Size in bytes, when known ahead of reading. */
+  size?: number;
+  annotations?: ResourceAnnotations;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+  /**
+   * Templates only: the name of a method on the same class that returns the concrete
+   * resources (`ResourceListing[]`) to show in `resources/list`.
+   */
+  list?: string;
+}
+
+export interface ResourceDefinition {
+  kind: 'resource';
+  target: Constructor;
+  methodName: string;
+  options: ResourceOptions;
+}
+
+export interface PromptOptions {
+  /** Defaults to the method name. */
+  name?: string;
+  title?: string;
+  description?: string;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+  /** Arguments DTO class; defaults to the method's first parameter type. */
+  args?: Constructor;
+}
+
+export interface PromptDefinition {
+  kind: 'prompt';
+  target: Constructor;
+  methodName: string;
+  options: PromptOptions;
+  paramTypes: unknown[] | undefined;
+}
+
+/** Completes one argument of a prompt, or one variable of a resource template. */
+export type CompletionOptions = { prompt: string; argument: string } | { resource: string; argument: string };
+
+export interface CompletionDefinition {
+  kind: 'completion';
+  target: Constructor;
+  methodName: string;
+  options: CompletionOptions;
+}

@@ -9,19 +9,26 @@ import type {
   OutgoingRequestOptions,
   RequestId,
 } from '../protocol';
+import type { DependencyContainer } from 'tsyringe';
 import { Session } from '../session';
-import type { ClientCapabilities, Implementation } from '../session';
+import type { ClientCapabilities, Implementation, LoggingLevel, RequestScope } from '../session';
 import type { Transport } from '../transports';
 import { Context } from './Context';
+import type { RequestChannel } from './Context';
 import type { MethodHandler } from './FeatureHost';
+import { passes, RateLimiter } from './Logger';
 
 /** What a connection needs from its server. */
 export interface ConnectionHost {
   readonly handlers: ReadonlyMap<string, MethodHandler>;
   readonly debug: boolean;
   readonly requestTimeoutMs: number;
+  readonly container: DependencyContainer;
+  /** Log threshold for sessions that never sent `logging/setLevel`. */
+  readonly defaultLogLevel: LoggingLevel;
+  /** Log messages per second a session may receive (bursts of twice that). */
+  readonly logRateLimit: number;
   initializeResult(version: string): Record<string, unknown>;
-  createContext(requestId: RequestId, method: string, session: Session): Context;
   reportError(what: string, error: unknown): void;
   onConnectionClosed(connection: Connection): void;
 }
@@ -37,9 +44,10 @@ interface InFlight {
  * runs the lifecycle, dispatches requests, correlates the requests we send, and answers
  * every malformed message with the matching JSON-RPC error while it keeps serving.
  */
-export class Connection {
+export class Connection implements RequestChannel {
   readonly session: Session;
   private readonly pending = new PendingRequests();
+  private readonly logLimiter: RateLimiter;
   private readonly inFlight = new Map<RequestId, InFlight>();
   private inputEnded = false;
   private closed = false;
@@ -50,6 +58,7 @@ export class Connection {
     private readonly transport: Transport,
   ) {
     this.session = new Session({ request: (method, params) => this.request(method, params) });
+    this.logLimiter = new RateLimiter(host.logRateLimit, host.logRateLimit * 2);
     transport.onmessage = (message) => this.receive(message);
     transport.onclose = () => this.onTransportClosed();
     transport.onerror = (error) => host.reportError('transport error', error);
@@ -87,6 +96,13 @@ export class Connection {
   notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): void {
     const message: JsonRpcNotification = params ? { jsonrpc: '2.0', method, params } : { jsonrpc: '2.0', method };
     this.send(message, relatedRequestId);
+  }
+
+  /** Sends a log message if the scope's level lets it through and the session's budget allows. */
+  log(scope: RequestScope, level: LoggingLevel, data: unknown, logger: string | undefined, relatedRequestId?: RequestId): void {
+    if (!passes(level, scope.logLevel ?? this.host.defaultLogLevel) || !this.logLimiter.take()) return;
+    const params: Record<string, unknown> = logger === undefined ? { level, data } : { level, logger, data };
+    this.notify('notifications/message', params, relatedRequestId);
   }
 
   /** Cancels what is in flight, fails what we are waiting for, and closes the transport. */
@@ -178,11 +194,21 @@ export class Connection {
     const { id, method } = request;
     const entry: InFlight = { ctx: undefined, method, cancelled: false };
     this.inFlight.set(id, entry);
+    const params = request.params ?? {};
+    const ctx = (entry.ctx = new Context({
+      requestId: id,
+      method,
+      scope: this.session,
+      container: this.host.container,
+      channel: this,
+      progressToken: progressTokenOf(params),
+    }));
     try {
-      const ctx = (entry.ctx = this.host.createContext(id, method, this.session));
-      const result = await handler(request.params ?? {}, ctx);
+      const result = await handler(params, ctx);
+      ctx.finish();
       return entry.cancelled ? undefined : { jsonrpc: '2.0', id, result };
     } catch (error) {
+      ctx.finish();
       return entry.cancelled ? undefined : errorResponse(id, this.toErrorObject(error, method));
     } finally {
       this.inFlight.delete(id);
@@ -264,6 +290,11 @@ export class Connection {
 
 function errorResponse(id: RequestId | null, error: JsonRpcErrorObject): JsonRpcResponse {
   return id === null ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error };
+}
+
+function progressTokenOf(params: Record<string, unknown>): string | number | undefined {
+  const token = (params._meta as Record<string, unknown> | undefined)?.progressToken;
+  return typeof token === 'string' || typeof token === 'number' ? token : undefined;
 }
 
 function checkInitializeParams(params: Record<string, unknown>): string | undefined {

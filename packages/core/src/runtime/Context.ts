@@ -1,6 +1,14 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { RequestId } from '../protocol';
-import type { ClientCapabilities, Implementation, RequestScope, Session } from '../session';
+import type { ClientCapabilities, Implementation, LoggingLevel, RequestScope, Session } from '../session';
+import { createLogger } from './Logger';
+import type { Logger } from './Logger';
+
+/** How a Context reaches the client of its request; provided by the transport side. */
+export interface RequestChannel {
+  notify(method: string, params: Record<string, unknown>, relatedRequestId: RequestId): void;
+  log(scope: RequestScope, level: LoggingLevel, data: unknown, logger: string | undefined, relatedRequestId: RequestId): void;
+}
 
 /** What the runtime gives a Context; internal. */
 export interface ContextInit {
@@ -8,6 +16,9 @@ export interface ContextInit {
   method: string;
   scope: RequestScope;
   container: DependencyContainer;
+  channel: RequestChannel;
+  /** `params._meta.progressToken` of the request, if it asked for progress. */
+  progressToken?: string | number;
 }
 
 /**
@@ -18,6 +29,9 @@ export interface ContextInit {
 export class Context {
   private controller: AbortController | undefined;
   private childContainer: DependencyContainer | undefined;
+  private logger: Logger | undefined;
+  private lastProgress = -Infinity;
+  private finished = false;
 
   /** @internal */
   constructor(private readonly init: ContextInit) {}
@@ -60,6 +74,36 @@ export class Context {
       this.childContainer.register(Context, { useValue: this });
     }
     return this.childContainer;
+  }
+
+  /**
+   * Log messages to the client (`notifications/message`), filtered by the level the client
+   * asked for. `data` is any JSON value; `logger` names the source.
+   */
+  get log(): Logger {
+    return (this.logger ??= createLogger((level, data, logger) =>
+      this.init.channel.log(this.init.scope, level, data, logger, this.init.requestId),
+    ));
+  }
+
+  /**
+   * Reports progress when the client asked for it (a `progressToken`); otherwise does
+   * nothing. Values must increase; a value not above the last one, or a call after the
+   * response, is dropped.
+   */
+  progress(value: number, total?: number, message?: string): void {
+    const token = this.init.progressToken;
+    if (token === undefined || this.finished || !(value > this.lastProgress)) return;
+    this.lastProgress = value;
+    const params: Record<string, unknown> = { progressToken: token, progress: value };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined && this.protocolVersion >= '2025-03-26') params.message = message;
+    this.init.channel.notify('notifications/progress', params, this.init.requestId);
+  }
+
+  /** @internal Called when the response is about to go out; nothing may follow it. */
+  finish(): void {
+    this.finished = true;
   }
 
   /** @internal True once the request was cancelled. */

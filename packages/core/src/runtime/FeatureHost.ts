@@ -1,6 +1,9 @@
-import type { Constructor } from '../metadata';
+import type { Constructor, CompletionDefinition } from '../metadata';
+import type { RegisteredPrompt } from './buildPrompt';
+import type { RegisteredResource } from './buildResource';
 import type { RegisteredTool } from './buildTool';
 import type { Context } from './Context';
+import type { Paginator } from './Paginator';
 import type { Registry } from './Registry';
 
 /** A JSON-RPC method implementation: params in, result object out. */
@@ -12,6 +15,14 @@ export type MethodHandler = (
 /** What feature handlers may use of the server; keeps features/ from depending on McpServer. */
 export interface FeatureHost {
   readonly tools: Registry<RegisteredTool>;
+  readonly resources: Registry<RegisteredResource>;
+  readonly templates: Registry<RegisteredResource>;
+  readonly prompts: Registry<RegisteredPrompt>;
+  readonly completions: ReadonlyMap<string, CompletionDefinition & { provider: Constructor }>;
+  readonly toolPages: Paginator<RegisteredTool>;
+  readonly resourcePages: Paginator<RegisteredResource>;
+  readonly templatePages: Paginator<RegisteredResource>;
+  readonly promptPages: Paginator<RegisteredPrompt>;
   readonly debug: boolean;
   resolveProvider(provider: Constructor, ctx: Context): unknown;
   /** Reports a failure the client is not told the details of (to stderr or the server's logger). */

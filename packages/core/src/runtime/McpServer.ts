@@ -2,20 +2,31 @@ import 'reflect-metadata';
 import { container as rootContainer } from 'tsyringe';
 import type { DependencyContainer } from 'tsyringe';
 import { ProviderResolver } from '../di';
+import { DefinitionError } from '../errors';
+import { completionHandlers, completionKey } from '../features/completion';
+import { loggingHandlers } from '../features/logging';
+import { promptHandlers } from '../features/prompts';
+import { resourceHandlers } from '../features/resources';
+import { toolHandlers } from '../features/tools';
 import { metadataStore } from '../metadata';
-import type { Constructor, Icon } from '../metadata';
+import type { CompletionDefinition, Constructor, Icon } from '../metadata';
 import { featuresOf } from '../protocol';
-import type { RequestId } from '../protocol';
-import type { Session } from '../session';
+import type { LoggingLevel, Session } from '../session';
 import { StdioTransport } from '../transports';
 import type { StdioTransportOptions, Transport } from '../transports';
-import { toolHandlers } from '../features/tools';
+import { buildPrompt } from './buildPrompt';
+import type { RegisteredPrompt } from './buildPrompt';
+import { buildResource } from './buildResource';
+import type { RegisteredResource } from './buildResource';
 import { buildTool } from './buildTool';
 import type { RegisteredTool } from './buildTool';
 import { Connection } from './Connection';
 import type { ConnectionHost } from './Connection';
 import { Context } from './Context';
 import type { FeatureHost, MethodHandler } from './FeatureHost';
+import { createLogger } from './Logger';
+import type { Logger } from './Logger';
+import { Paginator } from './Paginator';
 import { Registry } from './Registry';
 
 export interface McpServerOptions {
@@ -39,6 +50,12 @@ export interface McpServerOptions {
   requestTimeoutMs?: number;
   /** Where diagnostics go; stderr by default (stdout belongs to the protocol on stdio). */
   onError?: (what: string, error: unknown) => void;
+  /** Items per page of every list (tools, prompts, resources, templates); `false` turns paging off. Default 100. */
+  pageSize?: number | false;
+  /** Log threshold for sessions that never sent `logging/setLevel`; default `info`. */
+  logLevel?: LoggingLevel;
+  /** Log messages per second one session may receive, in bursts of twice that; default 100. */
+  logRateLimit?: number;
 }
 
 export interface StdioListenOptions extends StdioTransportOptions {
@@ -49,14 +66,26 @@ export interface StdioListenOptions extends StdioTransportOptions {
 
 export type ListenOptions = StdioListenOptions;
 
-/** Run-time control over the registered tools. Every change emits `list_changed`. */
-export interface ToolsControl {
-  enable(name: string): boolean;
-  disable(name: string): boolean;
-  remove(name: string): boolean;
-  has(name: string): boolean;
-  /** Names of the enabled tools, in listing order. */
+/**
+ * Run-time control over one list (tools and prompts by name, resources by uri or template).
+ * Every change sends `notifications/<kind>/list_changed` once per tick.
+ */
+export interface ListControl {
+  enable(key: string): boolean;
+  disable(key: string): boolean;
+  remove(key: string): boolean;
+  /** True when an enabled item has that key. */
+  has(key: string): boolean;
+  /** Keys of the enabled items, in listing order. */
   names(): string[];
+}
+
+export type ToolsControl = ListControl;
+export type PromptsControl = ListControl;
+
+export interface ResourcesControl extends ListControl {
+  /** Sends `notifications/resources/updated` to the sessions subscribed to `uri`. */
+  notifyUpdated(uri: string): void;
 }
 
 /**
@@ -66,12 +95,21 @@ export interface ToolsControl {
  */
 export class McpServer {
   readonly tools: ToolsControl;
+  readonly prompts: PromptsControl;
+  readonly resources: ResourcesControl;
+  /** Log messages outside any request, to every initialized session (each by its own level). */
+  readonly log: Logger;
   private readonly toolRegistry = new Registry<RegisteredTool>('tool');
+  private readonly resourceRegistry = new Registry<RegisteredResource>('resource');
+  private readonly templateRegistry = new Registry<RegisteredResource>('resource template');
+  private readonly promptRegistry = new Registry<RegisteredPrompt>('prompt');
+  private readonly completions = new Map<string, CompletionDefinition & { provider: Constructor }>();
   private readonly resolver: ProviderResolver;
   private readonly container: DependencyContainer;
   private readonly connections = new Set<Connection>();
   private readonly handlers = new Map<string, MethodHandler>();
   private readonly initializeResults = new Map<string, Record<string, unknown>>();
+  private readonly pendingListChanges = new Set<string>();
   private readonly connectionHost: ConnectionHost;
 
   constructor(private readonly options: McpServerOptions) {
@@ -79,34 +117,53 @@ export class McpServer {
     this.resolver = new ProviderResolver(this.container, Context);
     for (const provider of options.providers ?? []) this.register(provider);
 
-    const registry = this.toolRegistry;
-    this.tools = {
-      enable: (name) => registry.enable(name),
-      disable: (name) => registry.disable(name),
-      remove: (name) => registry.remove(name),
-      has: (name) => registry.get(name) !== undefined,
-      names: () => registry.list().map((tool) => tool.name),
+    this.tools = listControl(this.toolRegistry);
+    this.prompts = listControl(this.promptRegistry);
+    this.resources = {
+      ...resourceListControl(this.resourceRegistry, this.templateRegistry),
+      notifyUpdated: (uri) => this.notifySubscribers(uri),
     };
-    registry.onChange(() => {
-      this.initializeResults.clear();
-      this.broadcast('notifications/tools/list_changed');
+    this.log = createLogger((level, data, logger) => {
+      for (const connection of this.readyConnections()) connection.log(connection.session, level, data, logger);
     });
+    this.onListChange(this.toolRegistry, 'notifications/tools/list_changed');
+    this.onListChange(this.promptRegistry, 'notifications/prompts/list_changed');
+    this.onListChange(this.resourceRegistry, 'notifications/resources/list_changed');
+    this.onListChange(this.templateRegistry, 'notifications/resources/list_changed');
 
+    const pageSize = options.pageSize ?? undefined;
     const featureHost: FeatureHost = {
-      tools: registry,
+      tools: this.toolRegistry,
+      resources: this.resourceRegistry,
+      templates: this.templateRegistry,
+      prompts: this.promptRegistry,
+      completions: this.completions,
+      toolPages: new Paginator('tools', this.toolRegistry, pageSize),
+      resourcePages: new Paginator('resources', this.resourceRegistry, pageSize),
+      templatePages: new Paginator('templates', this.templateRegistry, pageSize),
+      promptPages: new Paginator('prompts', this.promptRegistry, pageSize),
       debug: this.debug,
       resolveProvider: (provider, ctx) => this.resolver.resolve(provider, () => ctx.container),
       reportError: (what, error) => this.reportError(what, error),
     };
     this.handlers.set('ping', () => ({}));
-    for (const [method, handler] of Object.entries(toolHandlers(featureHost))) this.handlers.set(method, handler);
+    const features = [
+      toolHandlers(featureHost),
+      resourceHandlers(featureHost),
+      promptHandlers(featureHost),
+      completionHandlers(featureHost),
+      loggingHandlers(),
+    ];
+    for (const handlers of features) for (const [method, handler] of Object.entries(handlers)) this.handlers.set(method, handler);
 
     this.connectionHost = {
       handlers: this.handlers,
       debug: this.debug,
+      container: this.container,
+      defaultLogLevel: options.logLevel ?? 'info',
+      logRateLimit: options.logRateLimit ?? 100,
       requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
       initializeResult: (version) => this.initializeResult(version),
-      createContext: (requestId, method, session) => this.createContext(requestId, method, session),
       reportError: (what, error) => this.reportError(what, error),
       onConnectionClosed: (connection) => this.connections.delete(connection),
     };
@@ -116,12 +173,27 @@ export class McpServer {
     return this.options.debug ?? false;
   }
 
-  /** Adds a provider class (and its tools) at run time; clients hear `list_changed`. */
+  /**
+   * Adds a provider class (its tools, resources, prompts and completions), at startup or at
+   * run time; clients hear `list_changed`. Fails with a DefinitionError on declaration mistakes.
+   */
   register(provider: Constructor): void {
     this.resolver.register(provider);
-    for (const definition of metadataStore.toolsOf(provider)) {
+    for (const definition of metadataStore.definitionsOf(provider, 'tool')) {
       const tool = buildTool(definition, provider);
       this.toolRegistry.add(tool.name, tool, `${provider.name}.${definition.methodName}`);
+    }
+    for (const definition of metadataStore.definitionsOf(provider, 'resource')) {
+      const resource = buildResource(definition, provider);
+      const registry = resource.template ? this.templateRegistry : this.resourceRegistry;
+      registry.add(resource.key, resource, `${provider.name}.${definition.methodName}`);
+    }
+    for (const definition of metadataStore.definitionsOf(provider, 'prompt')) {
+      const prompt = buildPrompt(definition, provider);
+      this.promptRegistry.add(prompt.name, prompt, `${provider.name}.${definition.methodName}`);
+    }
+    for (const definition of metadataStore.definitionsOf(provider, 'completion')) {
+      this.addCompletion(definition, provider);
     }
   }
 
@@ -154,10 +226,6 @@ export class McpServer {
     return [...this.connections].map((connection) => connection.session);
   }
 
-  private createContext(requestId: RequestId, method: string, session: Session): Context {
-    return new Context({ requestId, method, scope: session, container: this.container });
-  }
-
   private initializeResult(version: string): Record<string, unknown> {
     let result = this.initializeResults.get(version);
     if (!result) {
@@ -170,8 +238,13 @@ export class McpServer {
         if (websiteUrl !== undefined) serverInfo.websiteUrl = websiteUrl;
         if (icons !== undefined) serverInfo.icons = icons;
       }
-      const capabilities: Record<string, unknown> = {};
+      const capabilities: Record<string, unknown> = { logging: {} };
       if (this.toolRegistry.size > 0) capabilities.tools = { listChanged: true };
+      if (this.promptRegistry.size > 0) capabilities.prompts = { listChanged: true };
+      if (this.resourceRegistry.size > 0 || this.templateRegistry.size > 0) {
+        capabilities.resources = { subscribe: true, listChanged: true };
+      }
+      if (this.completions.size > 0 && version >= '2025-03-26') capabilities.completions = {};
       result = { protocolVersion: version, capabilities, serverInfo };
       if (instructions !== undefined) result.instructions = instructions;
       this.initializeResults.set(version, result);
@@ -179,10 +252,45 @@ export class McpServer {
     return result;
   }
 
-  private broadcast(method: string): void {
-    for (const connection of this.connections) {
-      if (connection.session.state === 'ready') connection.notify(method);
+  private addCompletion(definition: CompletionDefinition, provider: Constructor): void {
+    const { options } = definition;
+    const where = `${provider.name}.${definition.methodName}`;
+    const target = 'prompt' in options ? this.promptRegistry.has(options.prompt) : this.templateRegistry.has(options.resource);
+    if (!target) {
+      const what = 'prompt' in options ? `prompt "${options.prompt}"` : `resource template "${options.resource}"`;
+      throw new DefinitionError('INVALID_OPTION', `${where}: @Completion refers to ${what}, which is not registered (register its provider first)`);
     }
+    const key = completionKey(options);
+    if (this.completions.has(key)) {
+      throw new DefinitionError('DUPLICATE_NAME', `${where}: argument "${options.argument}" already has a @Completion`);
+    }
+    this.completions.set(key, { ...definition, provider });
+    this.initializeResults.clear();
+  }
+
+  private onListChange(registry: Registry<unknown>, notification: string): void {
+    registry.onChange(() => {
+      this.initializeResults.clear();
+      // Fixed resources and templates share one notification: send it once per tick.
+      if (this.pendingListChanges.size === 0) process.nextTick(() => this.flushListChanges());
+      this.pendingListChanges.add(notification);
+    });
+  }
+
+  private flushListChanges(): void {
+    const notifications = [...this.pendingListChanges];
+    this.pendingListChanges.clear();
+    for (const connection of this.readyConnections()) for (const method of notifications) connection.notify(method);
+  }
+
+  private notifySubscribers(uri: string): void {
+    for (const connection of this.readyConnections()) {
+      if (connection.session.subscriptions.has(uri)) connection.notify('notifications/resources/updated', { uri });
+    }
+  }
+
+  private *readyConnections(): Iterable<Connection> {
+    for (const connection of this.connections) if (connection.session.state === 'ready') yield connection;
   }
 
   private closeOnSignals(): void {
@@ -200,4 +308,30 @@ export class McpServer {
     const detail = error instanceof Error ? (this.debug ? error.stack : error.message) : String(error);
     process.stderr.write(`[${this.options.name}] ${what}: ${detail}\n`);
   }
+}
+
+function listControl<T>(registry: Registry<T>): ListControl {
+  return {
+    enable: (key) => registry.enable(key),
+    disable: (key) => registry.disable(key),
+    remove: (key) => registry.remove(key),
+    has: (key) => registry.get(key) !== undefined,
+    names: () => registry.listed().map((e) => keyOf(e.item)),
+  };
+}
+
+/** Fixed resources by uri and templates by their template text, as one list. */
+function resourceListControl(fixed: Registry<RegisteredResource>, templates: Registry<RegisteredResource>): ListControl {
+  const either = (key: string) => (templates.has(key) ? templates : fixed);
+  return {
+    enable: (key) => either(key).enable(key),
+    disable: (key) => either(key).disable(key),
+    remove: (key) => either(key).remove(key),
+    has: (key) => either(key).get(key) !== undefined,
+    names: () => [...fixed.list(), ...templates.list()].map((r) => r.key),
+  };
+}
+
+function keyOf(item: unknown): string {
+  return (item as { name: string }).name;
 }

@@ -3,6 +3,14 @@ import { DefinitionError } from '../errors';
 interface Entry<T> {
   item: T;
   enabled: boolean;
+  /** Registration order; never reused, so a position in the list outlives changes to it. */
+  seq: number;
+}
+
+/** An enabled item with its registration sequence number. */
+export interface Listed<T> {
+  readonly item: T;
+  readonly seq: number;
 }
 
 /**
@@ -12,8 +20,12 @@ interface Entry<T> {
 export class Registry<T> {
   private readonly entries = new Map<string, Entry<T>>();
   private readonly listeners = new Set<() => void>();
-  private snapshot: T[] | undefined;
+  private snapshot: Listed<T>[] | undefined;
+  private items: T[] | undefined;
   private changeScheduled = false;
+  private nextSeq = 0;
+  /** Bumped synchronously on every change, so caches can tell they are stale. */
+  revision = 0;
 
   constructor(private readonly kind: string) {}
 
@@ -21,7 +33,7 @@ export class Registry<T> {
     if (this.entries.has(name)) {
       throw new DefinitionError('DUPLICATE_NAME', `${origin}: a ${this.kind} named "${name}" is already registered; give one of them another name`);
     }
-    this.entries.set(name, { item, enabled: true });
+    this.entries.set(name, { item, enabled: true, seq: this.nextSeq++ });
     this.changed();
   }
 
@@ -51,7 +63,17 @@ export class Registry<T> {
 
   /** The enabled items, in registration order. The array is shared until the next change. */
   list(): readonly T[] {
-    return (this.snapshot ??= [...this.entries.values()].filter((e) => e.enabled).map((e) => e.item));
+    return (this.items ??= this.listed().map((e) => e.item));
+  }
+
+  /** The enabled items with their sequence numbers, ascending. Shared until the next change. */
+  listed(): readonly Listed<T>[] {
+    return (this.snapshot ??= [...this.entries.values()].filter((e) => e.enabled).map(({ item, seq }) => ({ item, seq })));
+  }
+
+  /** The highest sequence number handed out so far, or -1. */
+  get lastSeq(): number {
+    return this.nextSeq - 1;
   }
 
   get size(): number {
@@ -75,6 +97,8 @@ export class Registry<T> {
 
   private changed(): void {
     this.snapshot = undefined;
+    this.items = undefined;
+    this.revision++;
     if (this.changeScheduled || this.listeners.size === 0) return;
     this.changeScheduled = true;
     process.nextTick(() => {

@@ -6,6 +6,7 @@ import type { JsonSchema } from '../schema';
 import { compileDtoValidator, compileSchema } from '../validation';
 import type { DtoValidator, SchemaValidator } from '../validation';
 import { Context } from './Context';
+import { describeFor, perVersion } from './describe';
 
 /** Where each method parameter comes from. */
 type ParameterSource = 'input' | 'context';
@@ -48,15 +49,14 @@ export function buildTool(definition: ToolDefinition, provider: Constructor): Re
   const outputSchema = options.output ? schemaForDto(options.output) : undefined;
   const outputValidator = outputSchema ? compileSchema(outputSchema) : undefined;
 
-  const listings = new Map<string, Record<string, unknown>>();
-  const listing = (version: string) => {
-    let entry = listings.get(version);
-    if (!entry) {
-      entry = toolListing(name, options, inputSchema, outputSchema, version);
-      listings.set(version, entry);
-    }
+  const listing = perVersion((version) => {
+    const features = featuresOf(version);
+    const entry = describeFor(version, { name }, options);
+    entry.inputSchema = inputSchema;
+    if (features.titlesAndStructuredOutput && outputSchema) entry.outputSchema = outputSchema;
+    if (features.toolAnnotations && options.annotations) entry.annotations = options.annotations;
     return entry;
-  };
+  });
 
   return { name, provider, methodName, definition, parameters, inputValidator, outputValidator, listing };
 }
@@ -112,23 +112,4 @@ function planParameters(
 function describeType(type: unknown): string {
   if (type === Object) return 'Object (an interface or type literal?)';
   return typeof type === 'function' ? type.name || 'an anonymous type' : String(type);
-}
-
-function toolListing(
-  name: string,
-  options: ToolDefinition['options'],
-  inputSchema: JsonSchema,
-  outputSchema: JsonSchema | undefined,
-  version: string,
-): Record<string, unknown> {
-  const features = featuresOf(version);
-  const entry: Record<string, unknown> = { name };
-  if (features.titlesAndStructuredOutput && options.title !== undefined) entry.title = options.title;
-  if (options.description !== undefined) entry.description = options.description;
-  entry.inputSchema = inputSchema;
-  if (features.titlesAndStructuredOutput && outputSchema) entry.outputSchema = outputSchema;
-  if (features.toolAnnotations && options.annotations) entry.annotations = options.annotations;
-  if (features.icons && options.icons) entry.icons = options.icons;
-  if (features.titlesAndStructuredOutput && options._meta) entry._meta = options._meta;
-  return entry;
 }

@@ -1,3 +1,12 @@
 export { McpServer } from './McpServer';
-export type { McpServerOptions, ListenOptions, StdioListenOptions, ToolsControl } from './McpServer';
+export type {
+  McpServerOptions,
+  ListenOptions,
+  StdioListenOptions,
+  ListControl,
+  ToolsControl,
+  PromptsControl,
+  ResourcesControl,
+} from './McpServer';
+export type { Logger } from './Logger';
 export { Context } from './Context';

@@ -21,6 +21,8 @@ export class Session implements RequestScope {
   clientCapabilities: ClientCapabilities = {};
   clientInfo: Implementation | undefined;
   logLevel: LoggingLevel | undefined;
+  /** Resource uris this client subscribed to with `resources/subscribe`. */
+  readonly subscriptions = new Set<string>();
 
   constructor(private readonly channel: SessionChannel) {}
 

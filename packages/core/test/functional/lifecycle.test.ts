@@ -42,7 +42,7 @@ describe('initialize', () => {
     });
     expect(response.result).toEqual({
       protocolVersion: version,
-      capabilities: { tools: { listChanged: true } },
+      capabilities: { logging: {}, tools: { listChanged: true } },
       serverInfo: { name: 'lifecycle', version: '1.2.3' },
       instructions: 'Use echo.',
     });
@@ -54,10 +54,10 @@ describe('initialize', () => {
     expect(response.result?.protocolVersion).toBe('2025-11-25');
   });
 
-  it('declares no tools capability when nothing is registered', async () => {
+  it('declares only logging when nothing is registered', async () => {
     const client = await track(RawClient.connect(new McpServer({ name: 'empty', version: '1' })));
     const response = await client.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } });
-    expect(response.result?.capabilities).toEqual({});
+    expect(response.result?.capabilities).toEqual({ logging: {} });
   });
 
   it('adds title, description and icons only where the version has them', async () => {

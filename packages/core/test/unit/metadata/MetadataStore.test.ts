@@ -35,7 +35,7 @@ describe('MetadataStore', () => {
   it('clear() forgets providers but keeps DTO descriptions', () => {
     const store = new MetadataStore();
     class P {}
-    store.addTool({ kind: 'tool', target: P, methodName: 'm', options: {}, paramTypes: [] });
+    store.add({ kind: 'tool', target: P, methodName: 'm', options: {}, paramTypes: [] });
     store.addDescription({ target: Child, propertyName: 'b', description: 'x' });
     store.clear();
     expect(store.toolsOf(P)).toEqual([]);

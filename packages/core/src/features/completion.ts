@@ -1,0 +1,50 @@
+import { InvalidParamsError } from '../errors';
+import type { FeatureHost, MethodHandler } from '../runtime/FeatureHost';
+
+/** The specification's cap on values in one completion answer. */
+export const MAX_COMPLETION_VALUES = 100;
+
+/** `completion/complete` for prompt arguments and resource-template variables. */
+export function completionHandlers(host: FeatureHost): Record<string, MethodHandler> {
+  const complete: MethodHandler = async (params, ctx) => {
+    const ref = params.ref as Record<string, unknown> | undefined;
+    const argument = params.argument as Record<string, unknown> | undefined;
+    if (typeof argument?.name !== 'string' || typeof argument.value !== 'string') {
+      throw new InvalidParamsError('completion/complete needs "argument" with string "name" and "value"');
+    }
+    let key: string;
+    if (ref?.type === 'ref/prompt' && typeof ref.name === 'string') {
+      if (!host.prompts.get(ref.name)) throw new InvalidParamsError(`Unknown prompt: ${ref.name}`, { name: ref.name });
+      key = completionKey({ prompt: ref.name, argument: argument.name });
+    } else if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') {
+      if (!host.templates.get(ref.uri) && !host.resources.get(ref.uri)) {
+        throw new InvalidParamsError(`Unknown resource or template: ${ref.uri}`, { uri: ref.uri });
+      }
+      key = completionKey({ resource: ref.uri, argument: argument.name });
+    } else {
+      throw new InvalidParamsError('completion/complete needs "ref" of type "ref/prompt" (with "name") or "ref/resource" (with "uri")');
+    }
+
+    const completer = host.completions.get(key);
+    if (!completer) return { completion: { values: [], total: 0, hasMore: false } };
+    const context = (params.context as { arguments?: Record<string, string> } | undefined)?.arguments ?? {};
+    const instance = host.resolveProvider(completer.provider, ctx) as Record<string, (...a: unknown[]) => unknown>;
+    const answer = await instance[completer.methodName](argument.value, { arguments: context }, ctx);
+    return { completion: capValues(answer) };
+  };
+  return { 'completion/complete': complete };
+}
+
+export function completionKey(options: { prompt: string; argument: string } | { resource: string; argument: string }): string {
+  return 'prompt' in options ? `prompt\u0000${options.prompt}\u0000${options.argument}` : `resource\u0000${options.resource}\u0000${options.argument}`;
+}
+
+function capValues(answer: unknown): { values: string[]; total: number; hasMore: boolean } {
+  type Answer = { values: unknown[]; total?: number; hasMore?: boolean };
+  const given: Answer = Array.isArray(answer) ? { values: answer } : ((answer ?? { values: [] }) as Answer);
+  if (!Array.isArray(given.values)) throw new TypeError('A completion must return string[] or { values, total?, hasMore? }');
+  const all = given.values.map(String);
+  const values = all.slice(0, MAX_COMPLETION_VALUES);
+  const total = Math.max(given.total ?? all.length, all.length);
+  return { values, total, hasMore: given.hasMore ?? total > values.length };
+}

@@ -1,0 +1,16 @@
+import { InvalidParamsError } from '../errors';
+import { isLoggingLevel } from '../runtime/Logger';
+import type { MethodHandler } from '../runtime/FeatureHost';
+import { LOGGING_LEVELS } from '../session';
+
+/** `logging/setLevel`: the session's threshold for `notifications/message`. */
+export function loggingHandlers(): Record<string, MethodHandler> {
+  const setLevel: MethodHandler = (params, ctx) => {
+    if (!isLoggingLevel(params.level)) {
+      throw new InvalidParamsError(`Unknown logging level ${JSON.stringify(params.level)}; use one of ${LOGGING_LEVELS.join(', ')}`);
+    }
+    if (ctx.session) ctx.session.logLevel = params.level;
+    return {};
+  };
+  return { 'logging/setLevel': setLevel };
+}

@@ -1,0 +1,50 @@
+import { InvalidParamsError } from '../errors';
+import type { FeatureHost, MethodHandler } from '../runtime/FeatureHost';
+
+/** `prompts/list` and `prompts/get`. */
+export function promptHandlers(host: FeatureHost): Record<string, MethodHandler> {
+  const list: MethodHandler = (params, ctx) => {
+    const page = host.promptPages.page(params.cursor);
+    const prompts = page.items.map((p) => p.listing(ctx.protocolVersion));
+    return page.nextCursor === undefined ? { prompts } : { prompts, nextCursor: page.nextCursor };
+  };
+
+  const get: MethodHandler = async (params, ctx) => {
+    const name = params.name;
+    if (typeof name !== 'string') throw new InvalidParamsError('prompts/get needs a string "name"');
+    const prompt = host.prompts.get(name);
+    if (!prompt) throw new InvalidParamsError(`Unknown prompt: ${name}`, { name });
+    const given = params.arguments ?? {};
+    if (typeof given !== 'object' || given === null || Array.isArray(given)) {
+      throw new InvalidParamsError(`Invalid arguments for prompt "${name}": "arguments" must be an object of strings`);
+    }
+    const missing = prompt.arguments.filter((a) => a.required && (given as Record<string, unknown>)[a.name] === undefined);
+    if (missing.length > 0) {
+      throw new InvalidParamsError(
+        `Missing required argument${missing.length > 1 ? 's' : ''} for prompt "${name}": ${missing.map((a) => a.name).join(', ')}`,
+        { missing: missing.map((a) => a.name) },
+      );
+    }
+    const callArgs: unknown[] = [];
+    if (prompt.argsValidator) {
+      const outcome = await prompt.argsValidator.validate(given);
+      if (!outcome.ok) throw new InvalidParamsError(`Invalid arguments for prompt "${name}": ${outcome.errors.join('; ')}`);
+      callArgs.push(outcome.value);
+    }
+    callArgs.push(ctx);
+    const instance = host.resolveProvider(prompt.provider, ctx) as Record<string, (...a: unknown[]) => unknown>;
+    return shapePrompt(await instance[prompt.methodName](...callArgs));
+  };
+
+  return { 'prompts/list': list, 'prompts/get': get };
+}
+
+/** A string becomes one user text message; a message array or a full result passes through. */
+function shapePrompt(value: unknown): Record<string, unknown> {
+  if (typeof value === 'string') return { messages: [{ role: 'user', content: { type: 'text', text: value } }] };
+  if (Array.isArray(value)) return { messages: value };
+  if (typeof value === 'object' && value !== null && Array.isArray((value as { messages?: unknown }).messages)) {
+    return value as Record<string, unknown>;
+  }
+  throw new TypeError('A prompt must return a string, an array of messages, or { messages, description? }');
+}

@@ -1,0 +1,104 @@
+import { ErrorCode, InvalidParamsError, McpError } from '../errors';
+import type { ResourceListing } from '../metadata';
+import type { RegisteredResource } from '../runtime/buildResource';
+import type { Context } from '../runtime/Context';
+import type { FeatureHost, MethodHandler } from '../runtime/FeatureHost';
+
+/** -32002 with the uri in `data`, as the specification asks. */
+export function resourceNotFound(uri: string): McpError {
+  return new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+}
+
+/** `resources/list`, `resources/templates/list`, `resources/read`, `resources/(un)subscribe`. */
+export function resourceHandlers(host: FeatureHost): Record<string, MethodHandler> {
+  const { resources, templates } = host;
+
+  const list: MethodHandler = async (params, ctx) => {
+    const page = host.resourcePages.page(params.cursor);
+    const listed: Record<string, unknown>[] = page.items.map((r) => r.listing(ctx.protocolVersion));
+    // Templates' own enumerations are live, so they follow the (cached) fixed resources on the last page.
+    if (page.nextCursor === undefined) listed.push(...(await enumerateTemplates(host, ctx)));
+    return page.nextCursor === undefined ? { resources: listed } : { resources: listed, nextCursor: page.nextCursor };
+  };
+
+  const listTemplates: MethodHandler = (params, ctx) => {
+    const page = host.templatePages.page(params.cursor);
+    const resourceTemplates = page.items.map((t) => t.listing(ctx.protocolVersion));
+    return page.nextCursor === undefined ? { resourceTemplates } : { resourceTemplates, nextCursor: page.nextCursor };
+  };
+
+  const read: MethodHandler = async (params, ctx) => {
+    const uri = requireUri(params, 'resources/read');
+    const fixed = resources.get(uri);
+    if (fixed) return { contents: await readFrom(host, fixed, uri, [ctx], ctx) };
+    for (const template of templates.list()) {
+      const variables = template.template!.match(uri);
+      if (variables) return { contents: await readFrom(host, template, uri, [variables, ctx], ctx) };
+    }
+    throw resourceNotFound(uri);
+  };
+
+  const subscribe: MethodHandler = (params, ctx) => {
+    const uri = requireUri(params, 'resources/subscribe');
+    if (!resources.get(uri) && !templates.list().some((t) => t.template!.match(uri))) throw resourceNotFound(uri);
+    ctx.session?.subscriptions.add(uri);
+    return {};
+  };
+
+  const unsubscribe: MethodHandler = (params, ctx) => {
+    ctx.session?.subscriptions.delete(requireUri(params, 'resources/unsubscribe'));
+    return {};
+  };
+
+  return {
+    'resources/list': list,
+    'resources/templates/list': listTemplates,
+    'resources/read': read,
+    'resources/subscribe': subscribe,
+    'resources/unsubscribe': unsubscribe,
+  };
+}
+
+function requireUri(params: Record<string, unknown>, method: string): string {
+  if (typeof params.uri !== 'string' || params.uri === '') throw new InvalidParamsError(`${method} needs a string "uri"`);
+  return params.uri;
+}
+
+async function readFrom(host: FeatureHost, resource: RegisteredResource, uri: string, args: unknown[], ctx: Context) {
+  const instance = host.resolveProvider(resource.provider, ctx) as Record<string, (...a: unknown[]) => unknown>;
+  const value = await instance[resource.methodName](...args);
+  return shapeContents(value, uri, resource.definition.options.mimeType);
+}
+
+/** string → text, bytes → base64 blob, `{ contents }` passes through, other values → JSON text. */
+export function shapeContents(value: unknown, uri: string, mimeType: string | undefined): unknown[] {
+  if (typeof value === 'object' && value !== null && Array.isArray((value as { contents?: unknown }).contents)) {
+    return (value as { contents: unknown[] }).contents;
+  }
+  const base = (fallbackType: string) => ({ uri, mimeType: mimeType ?? fallbackType });
+  if (typeof value === 'string') return [{ ...base('text/plain'), text: value }];
+  if (value instanceof Uint8Array) {
+    return [{ ...base('application/octet-stream'), blob: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') }];
+  }
+  return [{ ...base('application/json'), text: JSON.stringify(value ?? null) }];
+}
+
+async function enumerateTemplates(host: FeatureHost, ctx: Context): Promise<Record<string, unknown>[]> {
+  const listed: Record<string, unknown>[] = [];
+  for (const template of host.templates.list()) {
+    const method = template.definition.options.list;
+    if (!method) continue;
+    const instance = host.resolveProvider(template.provider, ctx) as Record<string, (c: Context) => unknown>;
+    const items = (await instance[method](ctx)) as ResourceListing[];
+    for (const item of items ?? []) {
+      const entry: Record<string, unknown> = { uri: item.uri, name: item.name ?? item.uri };
+      if (item.title !== undefined && ctx.protocolVersion >= '2025-06-18') entry.title = item.title;
+      if (item.description !== undefined) entry.description = item.description;
+      const mimeType = item.mimeType ?? template.definition.options.mimeType;
+      if (mimeType !== undefined) entry.mimeType = mimeType;
+      if (item.size !== undefined) entry.size = item.size;
+      listed.push(entry);
+    }
+  }
+  return listed;
+}

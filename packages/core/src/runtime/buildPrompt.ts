@@ -1,0 +1,77 @@
+import { DefinitionError } from '../errors';
+import type { Constructor, PromptDefinition } from '../metadata';
+import { schemaForDto } from '../schema';
+import { compileDtoValidator } from '../validation';
+import type { DtoValidator } from '../validation';
+import { Context } from './Context';
+import { describeFor, perVersion } from './describe';
+
+export interface PromptArgument {
+  name: string;
+  description?: string;
+  required: boolean;
+}
+
+export interface RegisteredPrompt {
+  readonly name: string;
+  readonly provider: Constructor;
+  readonly methodName: string;
+  readonly arguments: readonly PromptArgument[];
+  readonly argsValidator: DtoValidator<unknown> | undefined;
+  /** Where the context goes among the method's parameters (after the args, if any). */
+  readonly takesArgs: boolean;
+  listing(version: string): Record<string, unknown>;
+}
+
+const NOT_DTO_TYPES = new Set<unknown>([Object, String, Number, Boolean, Array, Function, Promise, Symbol, Date]);
+
+export function buildPrompt(definition: PromptDefinition, provider: Constructor): RegisteredPrompt {
+  const { options, methodName, paramTypes } = definition;
+  const where = `${provider.name}.${methodName}`;
+  const name = options.name ?? methodName;
+  const first = paramTypes?.[0];
+  let argsType = options.args;
+  if (!argsType && first !== undefined && first !== Context) {
+    if (typeof first !== 'function' || NOT_DTO_TYPES.has(first)) {
+      throw new DefinitionError(
+        'TOOL_INPUT_NOT_A_CLASS',
+        `${where}: the prompt's arguments parameter carries no schema; declare it as a class with class-validator decorators, or name it with @Prompt({ args: YourArgsDto })`,
+      );
+    }
+    argsType = first as Constructor;
+  }
+
+  const promptArguments = argsType ? argumentsOf(argsType, where) : [];
+  const listing = perVersion((version) => {
+    const entry: Record<string, unknown> = { name };
+    describeFor(version, entry, options);
+    if (promptArguments.length > 0) entry.arguments = promptArguments.map((a) => ({ ...a }));
+    return entry;
+  });
+  return {
+    name,
+    provider,
+    methodName,
+    arguments: promptArguments,
+    argsValidator: argsType ? compileDtoValidator(argsType) : undefined,
+    takesArgs: argsType !== undefined,
+    listing,
+  };
+}
+
+/** Prompt arguments are strings on the wire; the args DTO's properties become them. */
+function argumentsOf(dto: Constructor, where: string): PromptArgument[] {
+  const schema = schemaForDto(dto) as { properties?: Record<string, { type?: unknown; description?: string }>; required?: string[] };
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => {
+    if (property.type !== undefined && property.type !== 'string') {
+      throw new DefinitionError(
+        'UNSUPPORTED_PROPERTY_TYPE',
+        `${where}: prompt argument "${name}" of ${dto.name} is typed ${JSON.stringify(property.type)}, but prompt arguments are strings; declare it as a string`,
+      );
+    }
+    const argument: PromptArgument = { name, required: required.has(name) };
+    if (property.description !== undefined) argument.description = property.description;
+    return argument;
+  });
+}

@@ -1,0 +1,50 @@
+import { DefinitionError } from '../errors';
+import type { Constructor, ResourceDefinition } from '../metadata';
+import { UriTemplate } from '../uri';
+import { describeFor, perVersion } from './describe';
+
+export interface RegisteredResource {
+  /** The fixed uri, or the template text. */
+  readonly key: string;
+  readonly name: string;
+  readonly provider: Constructor;
+  readonly methodName: string;
+  readonly definition: ResourceDefinition;
+  /** Set for templates. */
+  readonly template: UriTemplate | undefined;
+  /** The `resources/list` entry (fixed) or `resources/templates/list` entry (template). */
+  listing(version: string): Record<string, unknown>;
+}
+
+export function buildResource(definition: ResourceDefinition, provider: Constructor): RegisteredResource {
+  const { options, methodName } = definition;
+  const where = `${provider.name}.${methodName}`;
+  if (typeof options.uri !== 'string' || options.uri === '') {
+    throw new DefinitionError('INVALID_OPTION', `${where}: @Resource needs a uri, e.g. @Resource({ uri: 'docs://readme' })`);
+  }
+  const template = UriTemplate.isTemplate(options.uri) ? parseTemplate(options.uri, where) : undefined;
+  if (options.list !== undefined) {
+    if (!template) throw new DefinitionError('INVALID_OPTION', `${where}: "list" applies only to templates; "${options.uri}" has no {variables}`);
+    if (typeof (provider.prototype as Record<string, unknown>)[options.list] !== 'function') {
+      throw new DefinitionError('INVALID_OPTION', `${where}: list: "${options.list}" must name a method of ${provider.name}`);
+    }
+  }
+  const name = options.name ?? methodName;
+  const listing = perVersion((version) => {
+    const entry: Record<string, unknown> = template ? { uriTemplate: options.uri, name } : { uri: options.uri, name };
+    describeFor(version, entry, options);
+    if (options.mimeType !== undefined) entry.mimeType = options.mimeType;
+    if (!template && options.size !== undefined) entry.size = options.size;
+    if (options.annotations) entry.annotations = options.annotations;
+    return entry;
+  });
+  return { key: options.uri, name, provider, methodName, definition, template, listing };
+}
+
+function parseTemplate(uri: string, where: string): UriTemplate {
+  try {
+    return new UriTemplate(uri);
+  } catch (error) {
+    throw new DefinitionError('INVALID_OPTION', `${where}: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,143 @@
+import 'reflect-metadata';
+import { IsIn, IsOptional, IsString } from 'class-validator';
+import { Completion, Context, DefinitionError, Description, McpServer, Prompt } from '@typemcp/core';
+import { expectValidServerMessages } from '../../../../test-support/specSchema';
+import { RawClient } from './rawClient';
+
+class ReviewArgs {
+  @IsString() @Description('The code to review') code!: string;
+  @IsOptional() @IsIn(['python', 'typescript']) language?: string;
+}
+
+const LANGUAGES = ['python', 'typescript', 'typst', 'rust'];
+
+class ReviewPrompts {
+  @Prompt({ description: 'Review some code', title: 'Code review' })
+  review(args: ReviewArgs): string {
+    return `Review this ${args.language ?? 'code'}:\n${args.code}`;
+  }
+
+  @Prompt()
+  greeting(ctx: Context) {
+    return [
+      { role: 'user', content: { type: 'text', text: `Hello from ${ctx.clientInfo?.name}` } },
+      { role: 'assistant', content: { type: 'text', text: 'Hi!' } },
+    ];
+  }
+
+  @Prompt({ name: 'with-resource' })
+  withResource() {
+    return {
+      description: 'embeds a resource',
+      messages: [{ role: 'user', content: { type: 'resource', resource: { uri: 'docs://readme', mimeType: 'text/plain', text: 'Read me' } } }],
+    };
+  }
+
+  @Completion({ prompt: 'review', argument: 'language' })
+  languages(value: string, context: { arguments: Record<string, string> }): string[] {
+    return LANGUAGES.filter((l) => l.startsWith(value) && !(context.arguments.code ?? '').includes(`not ${l}`));
+  }
+}
+
+class ManyValues {
+  @Prompt() pick(args: ReviewArgs): string {
+    return args.code;
+  }
+
+  @Completion({ prompt: 'pick', argument: 'code' })
+  all(): string[] {
+    return Array.from({ length: 150 }, (_, i) => `v${i}`);
+  }
+}
+
+const tracked: Array<{ client: RawClient; version: string }> = [];
+async function connect(server: McpServer, version = '2025-11-25'): Promise<RawClient> {
+  const client = await RawClient.initialized(server, version);
+  tracked.push({ client, version });
+  return client;
+}
+afterEach(async () => {
+  for (const { client, version } of tracked.splice(0)) {
+    expectValidServerMessages(version, client.received);
+    await client.close();
+  }
+});
+
+const newServer = () => new McpServer({ name: 'prompts', version: '1', providers: [ReviewPrompts, ManyValues] });
+
+describe('prompts', () => {
+  it('lists prompts with arguments from the args DTO', async () => {
+    const client = await connect(newServer());
+    const init = client.received.find((r) => r.requestMethod === 'initialize')!.message.result;
+    expect(init.capabilities).toEqual({ logging: {}, prompts: { listChanged: true }, completions: {} });
+    const { result } = await client.request('prompts/list');
+    expect(result.prompts[0]).toEqual({
+      name: 'review',
+      title: 'Code review',
+      description: 'Review some code',
+      arguments: [
+        { name: 'code', description: 'The code to review', required: true },
+        { name: 'language', required: false },
+      ],
+    });
+    expect(result.prompts[1]).toEqual({ name: 'greeting' });
+  });
+
+  it('turns a string into one user message; messages and resources pass through', async () => {
+    const client = await connect(newServer());
+    const review = await client.request('prompts/get', { name: 'review', arguments: { code: 'x = 1', language: 'python' } });
+    expect(review.result).toEqual({ messages: [{ role: 'user', content: { type: 'text', text: 'Review this python:\nx = 1' } }] });
+    const greeting = await client.request('prompts/get', { name: 'greeting' });
+    expect(greeting.result.messages[0].content.text).toBe('Hello from raw-client');
+    const embedded = await client.request('prompts/get', { name: 'with-resource' });
+    expect(embedded.result.description).toBe('embeds a resource');
+    expect(embedded.result.messages[0].content.type).toBe('resource');
+  });
+
+  it('answers -32602 for an unknown prompt, a missing required argument and an invalid one', async () => {
+    const client = await connect(newServer());
+    expect((await client.request('prompts/get', { name: 'nope' })).error).toEqual({ code: -32602, message: 'Unknown prompt: nope', data: { name: 'nope' } });
+    expect((await client.request('prompts/get', { name: 'review', arguments: {} })).error).toEqual({
+      code: -32602,
+      message: 'Missing required argument for prompt "review": code',
+      data: { missing: ['code'] },
+    });
+    const invalid = await client.request('prompts/get', { name: 'review', arguments: { code: 'x', language: 'cobol' } });
+    expect(invalid.error.code).toBe(-32602);
+    expect(invalid.error.message).toContain('language');
+  });
+
+  it('completes arguments with the other arguments as context, capped at 100', async () => {
+    const client = await connect(newServer());
+    const typed = await client.request('completion/complete', {
+      ref: { type: 'ref/prompt', name: 'review' },
+      argument: { name: 'language', value: 'ty' },
+      context: { arguments: { code: 'not typst' } },
+    });
+    expect(typed.result).toEqual({ completion: { values: ['typescript'], total: 1, hasMore: false } });
+    const many = await client.request('completion/complete', { ref: { type: 'ref/prompt', name: 'pick' }, argument: { name: 'code', value: '' } });
+    expect(many.result.completion.values).toHaveLength(100);
+    expect(many.result.completion).toMatchObject({ total: 150, hasMore: true });
+    const unknown = await client.request('completion/complete', { ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'x', value: '' } });
+    expect(unknown.error.code).toBe(-32602);
+  });
+
+  it('refuses non-string prompt arguments and completions of unknown prompts at startup', () => {
+    class NumberArgs {
+      @IsString() a!: string;
+      @IsOptional() n?: number;
+    }
+    class Bad {
+      @Prompt() p(args: NumberArgs): string {
+        return args.a;
+      }
+    }
+    expect(() => new McpServer({ name: 'x', version: '1', providers: [Bad] })).toThrow(/Bad\.p: prompt argument "n" of NumberArgs/);
+    class Orphan {
+      @Completion({ prompt: 'missing', argument: 'a' }) c(): string[] {
+        return [];
+      }
+    }
+    expect(() => new McpServer({ name: 'x', version: '1', providers: [Orphan] })).toThrow(DefinitionError);
+  });
+});
