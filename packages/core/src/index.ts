@@ -41,7 +41,17 @@ export type { DefinitionErrorCode } from './errors';
 export { StdioTransport, InMemoryTransport } from './transports';
 export type { Transport, TransportSendOptions, StdioTransportOptions } from './transports';
 export { HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION } from './protocol';
-export type { RequestId, JsonRpcMessage } from './protocol';
+export type {
+  RequestId,
+  JsonRpcMessage,
+  JsonRpcRequest,
+  JsonRpcNotification,
+  JsonRpcResponse,
+  JsonRpcResultResponse,
+  JsonRpcErrorResponse,
+  JsonRpcErrorObject,
+  OutgoingMessage,
+} from './protocol';
 export type { Session, ClientCapabilities, Implementation, LoggingLevel } from './session';
 export { schemaForDto } from './schema';
 export { UriTemplate } from './uri';

@@ -25,6 +25,10 @@ export function toolHandlers(host: FeatureHost): Record<string, MethodHandler> {
     }
 
     let input: unknown;
+    if (!tool.inputValidator && args !== undefined && Object.keys(args).length > 0) {
+      const unknown = Object.keys(args).map((key) => `unknown property "${key}"`);
+      return toolErrorResult(`Invalid arguments for tool "${name}":\n- ${unknown.join('\n- ')}`);
+    }
     if (tool.inputValidator) {
       const outcome = await tool.inputValidator.validate(args ?? {});
       if (!outcome.ok) return toolErrorResult(`Invalid arguments for tool "${name}":\n- ${outcome.errors.join('\n- ')}`);

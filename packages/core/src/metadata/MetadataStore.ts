@@ -31,9 +31,13 @@ export class MetadataStore {
 
   /** Definitions of one kind declared on `provider` or on the classes it extends. */
   definitionsOf<K extends Kind>(provider: Constructor, kind: K): DefinitionOf<K>[] {
-    return this.definitions.filter(
+    const found = this.definitions.filter(
       (d): d is DefinitionOf<K> => d.kind === kind && (d.target === provider || provider.prototype instanceof d.target),
     );
+    // A subclass that decorates an overriding method replaces the parent's declaration.
+    const overridden = (d: DefinitionOf<K>) =>
+      found.some((other) => other !== d && other.methodName === d.methodName && other.target.prototype instanceof d.target);
+    return found.filter((d) => !overridden(d));
   }
 
   toolsOf(provider: Constructor): ToolDefinition[] {

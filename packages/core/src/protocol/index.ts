@@ -1,6 +1,5 @@
 export { classify } from './classify';
 export type { ClassifiedMessage } from './classify';
-export { parseMessage } from './parse';
 export { HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, negotiateVersion, featuresOf } from './versions';
 export type { HandshakeVersion, VersionFeatures } from './versions';
 export type * from './messages';

@@ -1,4 +1,4 @@
-import { ErrorCode, InternalError, InvalidParamsError, InvalidRequestError, McpError } from '../errors';
+import { ErrorCode, InternalError, InvalidParamsError, InvalidRequestError, McpError, MethodNotFoundError } from '../errors';
 import { classify, featuresOf, negotiateVersion, PendingRequests } from '../protocol';
 import type {
   JsonRpcErrorObject,
@@ -49,6 +49,8 @@ export class Connection implements RequestChannel {
   private readonly pending = new PendingRequests();
   private readonly logLimiter: RateLimiter;
   private readonly inFlight = new Map<RequestId, InFlight>();
+  /** The server capabilities this session was told of at initialize. */
+  declaredCapabilities: Record<string, unknown> = {};
   private inputEnded = false;
   private closed = false;
   private closing: Promise<void> | undefined;
@@ -185,7 +187,7 @@ export class Connection implements RequestChannel {
     }
     const handler = this.host.handlers.get(method);
     if (!handler) {
-      return errorResponse(id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${method}` });
+      return errorResponse(id, new MethodNotFoundError(`Method not found: ${method}`).toJSON());
     }
     return this.dispatch(request, handler);
   }
@@ -231,7 +233,9 @@ export class Connection implements RequestChannel {
     session.clientCapabilities = params.capabilities as ClientCapabilities;
     session.clientInfo = params.clientInfo as Implementation;
     session.state = 'initializing';
-    return { jsonrpc: '2.0', id, result: this.host.initializeResult(session.protocolVersion) };
+    const result = this.host.initializeResult(session.protocolVersion);
+    this.declaredCapabilities = result.capabilities as Record<string, unknown>;
+    return { jsonrpc: '2.0', id, result };
   }
 
   private handleNotification(notification: JsonRpcNotification): void {

@@ -113,6 +113,10 @@ export class McpServer {
   private readonly connectionHost: ConnectionHost;
 
   constructor(private readonly options: McpServerOptions) {
+    const pageSize = options.pageSize;
+    if (pageSize !== undefined && pageSize !== false && !(Number.isInteger(pageSize) && pageSize > 0)) {
+      throw new DefinitionError('INVALID_OPTION', `McpServer: pageSize must be a positive integer or false, not ${String(pageSize)}`);
+    }
     this.container = options.container ?? rootContainer;
     this.resolver = new ProviderResolver(this.container, Context);
     for (const provider of options.providers ?? []) this.register(provider);
@@ -131,7 +135,6 @@ export class McpServer {
     this.onListChange(this.resourceRegistry, 'notifications/resources/list_changed');
     this.onListChange(this.templateRegistry, 'notifications/resources/list_changed');
 
-    const pageSize = options.pageSize ?? undefined;
     const featureHost: FeatureHost = {
       tools: this.toolRegistry,
       resources: this.resourceRegistry,
@@ -178,23 +181,42 @@ export class McpServer {
    * run time; clients hear `list_changed`. Fails with a DefinitionError on declaration mistakes.
    */
   register(provider: Constructor): void {
+    const origin = (methodName: string) => `${provider.name}.${methodName}`;
+    const tools = metadataStore.definitionsOf(provider, 'tool').map((d) => ({ item: buildTool(d, provider), at: origin(d.methodName) }));
+    const resources = metadataStore
+      .definitionsOf(provider, 'resource')
+      .map((d) => ({ item: buildResource(d, provider), at: origin(d.methodName) }));
+    const prompts = metadataStore.definitionsOf(provider, 'prompt').map((d) => ({ item: buildPrompt(d, provider), at: origin(d.methodName) }));
+    const additions: Array<{ registry: Registry<unknown>; key: string; item: unknown; at: string }> = [
+      ...tools.map(({ item, at }) => ({ registry: this.toolRegistry as Registry<unknown>, key: item.name, item, at })),
+      ...resources.map(({ item, at }) => ({
+        registry: (item.template ? this.templateRegistry : this.resourceRegistry) as Registry<unknown>,
+        key: item.key,
+        item,
+        at,
+      })),
+      ...prompts.map(({ item, at }) => ({ registry: this.promptRegistry as Registry<unknown>, key: item.name, item, at })),
+    ];
+    // Check every name first, so a failing class leaves nothing of itself registered.
+    const claimed = new Set<string>();
+    for (const { registry, key, at } of additions) {
+      const id = `${registry.kind}\u0000${key}`;
+      if (registry.has(key) || claimed.has(id)) {
+        throw new DefinitionError('DUPLICATE_NAME', `${at}: a ${registry.kind} named "${key}" is already registered; give one of them another name`);
+      }
+      claimed.add(id);
+    }
+    const completions = metadataStore.definitionsOf(provider, 'completion');
+    const promptNames = new Set(prompts.map((p) => p.item.name));
+    const templateKeys = new Set(resources.filter((r) => r.item.template).map((r) => r.item.key));
+    for (const definition of completions) this.checkCompletion(definition, provider, promptNames, templateKeys);
+
     this.resolver.register(provider);
-    for (const definition of metadataStore.definitionsOf(provider, 'tool')) {
-      const tool = buildTool(definition, provider);
-      this.toolRegistry.add(tool.name, tool, `${provider.name}.${definition.methodName}`);
+    for (const { registry, key, item, at } of additions) registry.add(key, item, at);
+    for (const definition of completions) {
+      this.completions.set(completionKey(definition.options), { ...definition, provider });
     }
-    for (const definition of metadataStore.definitionsOf(provider, 'resource')) {
-      const resource = buildResource(definition, provider);
-      const registry = resource.template ? this.templateRegistry : this.resourceRegistry;
-      registry.add(resource.key, resource, `${provider.name}.${definition.methodName}`);
-    }
-    for (const definition of metadataStore.definitionsOf(provider, 'prompt')) {
-      const prompt = buildPrompt(definition, provider);
-      this.promptRegistry.add(prompt.name, prompt, `${provider.name}.${definition.methodName}`);
-    }
-    for (const definition of metadataStore.definitionsOf(provider, 'completion')) {
-      this.addCompletion(definition, provider);
-    }
+    if (completions.length > 0) this.initializeResults.clear();
   }
 
   /** Serves one client over the given transport; resolves once the transport has started. */
@@ -252,20 +274,25 @@ export class McpServer {
     return result;
   }
 
-  private addCompletion(definition: CompletionDefinition, provider: Constructor): void {
+  private checkCompletion(
+    definition: CompletionDefinition,
+    provider: Constructor,
+    newPrompts: ReadonlySet<string>,
+    newTemplates: ReadonlySet<string>,
+  ): void {
     const { options } = definition;
     const where = `${provider.name}.${definition.methodName}`;
-    const target = 'prompt' in options ? this.promptRegistry.has(options.prompt) : this.templateRegistry.has(options.resource);
+    const target =
+      'prompt' in options
+        ? this.promptRegistry.has(options.prompt) || newPrompts.has(options.prompt)
+        : this.templateRegistry.has(options.resource) || newTemplates.has(options.resource);
     if (!target) {
       const what = 'prompt' in options ? `prompt "${options.prompt}"` : `resource template "${options.resource}"`;
       throw new DefinitionError('INVALID_OPTION', `${where}: @Completion refers to ${what}, which is not registered (register its provider first)`);
     }
-    const key = completionKey(options);
-    if (this.completions.has(key)) {
+    if (this.completions.has(completionKey(options))) {
       throw new DefinitionError('DUPLICATE_NAME', `${where}: argument "${options.argument}" already has a @Completion`);
     }
-    this.completions.set(key, { ...definition, provider });
-    this.initializeResults.clear();
   }
 
   private onListChange(registry: Registry<unknown>, notification: string): void {
@@ -280,7 +307,13 @@ export class McpServer {
   private flushListChanges(): void {
     const notifications = [...this.pendingListChanges];
     this.pendingListChanges.clear();
-    for (const connection of this.readyConnections()) for (const method of notifications) connection.notify(method);
+    for (const connection of this.readyConnections()) {
+      for (const method of notifications) {
+        // A session hears of changes only to lists it was told about at initialize.
+        const kind = method.split('/')[1];
+        if (connection.declaredCapabilities[kind]) connection.notify(method);
+      }
+    }
   }
 
   private notifySubscribers(uri: string): void {

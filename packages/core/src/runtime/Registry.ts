@@ -27,7 +27,7 @@ export class Registry<T> {
   /** Bumped synchronously on every change, so caches can tell they are stale. */
   revision = 0;
 
-  constructor(private readonly kind: string) {}
+  constructor(readonly kind: string) {}
 
   add(name: string, item: T, origin: string): void {
     if (this.entries.has(name)) {

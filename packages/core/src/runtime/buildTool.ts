@@ -102,10 +102,8 @@ function planParameters(
     parameters.push('input');
     inputType = candidate;
   }
-  if (!inputType && options.input) {
-    parameters.unshift('input');
-    inputType = options.input;
-  }
+  // The method may take no input parameter (only the Context): the arguments are still checked.
+  if (!inputType && options.input) inputType = options.input;
   return { parameters, inputType };
 }
 

@@ -372,3 +372,77 @@ describe('declaration errors', () => {
     expect(() => new McpServer({ name: 'x', version: '1', providers: [B] })).toThrow(/B\.one: tool name "has space"/);
   });
 });
+
+describe('declaration edge cases', () => {
+  it('checks an explicit input even when the method takes only the Context', async () => {
+    class OnlyContext {
+      @Tool({ input: PathInput }) run(ctx: Context): string {
+        return `ctx ${ctx instanceof Context}`;
+      }
+    }
+    const client = await connect(new McpServer({ name: 'x', version: '1', providers: [OnlyContext] }));
+    expect((await client.request('tools/call', { name: 'run', arguments: { name: 'n' } })).result.content[0].text).toBe('ctx true');
+    expect((await client.request('tools/call', { name: 'run', arguments: {} })).result.isError).toBe(true);
+  });
+
+  it('lets a subclass redeclare a tool it overrides', async () => {
+    class Parent {
+      @Tool({ description: 'parent' }) greet(): string {
+        return 'parent';
+      }
+    }
+    class Child extends Parent {
+      @Tool({ description: 'child' }) override greet(): string {
+        return 'child';
+      }
+    }
+    const client = await connect(new McpServer({ name: 'x', version: '1', providers: [Child] }));
+    const { result } = await client.request('tools/list');
+    expect(result.tools).toEqual([expect.objectContaining({ name: 'greet', description: 'child' })]);
+    expect((await client.request('tools/call', { name: 'greet' })).result.content[0].text).toBe('child');
+  });
+
+  it('refuses arguments to a tool that takes none', async () => {
+    const client = await connect(paintServer());
+    const { result } = await client.request('tools/call', { name: 'pixel', arguments: { size: 3 } });
+    expect(result).toEqual({ content: [{ type: 'text', text: 'Invalid arguments for tool "pixel":\n- unknown property "size"' }], isError: true });
+  });
+
+  it.each([0, -1, 2.5, Number.NaN])('refuses pageSize %p at startup', (pageSize) => {
+    expect(() => new McpServer({ name: 'x', version: '1', pageSize })).toThrow(/pageSize must be a positive integer or false/);
+  });
+
+  it('registers all of a class or nothing of it', () => {
+    class Existing {
+      @Tool() taken(): string {
+        return '';
+      }
+    }
+    class Clashing {
+      @Tool() fresh(): string {
+        return '';
+      }
+      @Tool() taken(): string {
+        return '';
+      }
+    }
+    const server = new McpServer({ name: 'x', version: '1', providers: [Existing] });
+    expect(() => server.register(Clashing)).toThrow(/Clashing\.taken: a tool named "taken" is already registered/);
+    expect(server.tools.names()).toEqual(['taken']);
+  });
+
+  it('tells a session of list changes only for lists it was told of', async () => {
+    const server = new McpServer({ name: 'x', version: '1' });
+    const client = await connect(server);
+    class Late {
+      @Tool() late(): string {
+        return '';
+      }
+    }
+    server.register(Late);
+    server.log.warning('marker');
+    await client.waitFor((m) => m.method === 'notifications/message');
+    await client.settle();
+    expect(client.received.some((r) => r.message.method === 'notifications/tools/list_changed')).toBe(false);
+  });
+});
