@@ -36,6 +36,10 @@ describe('docs/reference/errors.md', () => {
       if (ErrorClass === core.McpError) expect(code).toBe('any');
       else if (ErrorClass.prototype instanceof core.McpError) expect(Number(code)).toBe(new ErrorClass('probe').code);
       else if (ErrorClass === core.ToolError) expect(code).toBe(new core.ToolError('probe').code);
+      else if (ErrorClass === core.ClientCapabilityError) expect(code).toBe(new core.ClientCapabilityError('x', 'probe').code);
+      else if ([core.SamplingRuleError, core.InvalidClientResponseError, core.RequestEndedError].includes(ErrorClass)) {
+        expect(code).toBe(new ErrorClass('probe').code);
+      }
       else if (ErrorClass === core.DefinitionError) expect(code).toMatch(/DefinitionError code/i);
       else throw new Error(`No rule to check the documented code of ${name}`);
     }
