@@ -11,7 +11,8 @@ export type {
   ResourcesControl,
   Logger,
 } from './runtime';
-export { Tool, Resource, Prompt, Completion, Description } from './decorators';
+export { Tool, Resource, Prompt, Completion, Description, Title, EnumTitles } from './decorators';
+export { isInsideRoots } from './features/rootsContain';
 export { metadataStore } from './metadata';
 export type {
   Constructor,
@@ -36,7 +37,31 @@ export {
   RequestTimeoutError,
   ToolError,
   DefinitionError,
+  ClientCapabilityError,
+  SamplingRuleError,
+  UserRejectedError,
+  RequestEndedError,
+  InvalidClientResponseError,
 } from './errors';
+export type {
+  SampleRequest,
+  SampleResult,
+  ToolLoopResult,
+  SamplingMessage,
+  SamplingContent,
+  TextContent,
+  ImageContent,
+  AudioContent,
+  ToolUseContent,
+  ToolResultContent,
+  ModelPreferences,
+  ToolChoice,
+  SamplingTool,
+  SamplingToolDescription,
+  Root,
+} from './features/samplingTypes';
+export type { ElicitationResult } from './features/elicitationTypes';
+export type { UrlElicitation } from './runtime/Context';
 export type { DefinitionErrorCode } from './errors';
 export { StdioTransport, InMemoryTransport } from './transports';
 export type { Transport, TransportSendOptions, StdioTransportOptions } from './transports';

@@ -10,3 +10,8 @@ export { RequestTimeoutError } from './RequestTimeoutError';
 export { ToolError } from './ToolError';
 export { DefinitionError } from './DefinitionError';
 export type { DefinitionErrorCode } from './DefinitionError';
+export { ClientCapabilityError } from './ClientCapabilityError';
+export { SamplingRuleError } from './SamplingRuleError';
+export { UserRejectedError } from './UserRejectedError';
+export { RequestEndedError } from './RequestEndedError';
+export { InvalidClientResponseError } from './InvalidClientResponseError';

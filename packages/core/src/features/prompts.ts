@@ -29,7 +29,7 @@ export function promptHandlers(host: FeatureHost): Record<string, MethodHandler>
     if (prompt.argsValidator) {
       const outcome = await prompt.argsValidator.validate(given);
       if (!outcome.ok) throw new InvalidParamsError(`Invalid arguments for prompt "${name}": ${outcome.errors.join('; ')}`);
-      callArgs.push(outcome.value);
+      if (prompt.takesArgs) callArgs.push(outcome.value);
     }
     callArgs.push(ctx);
     const instance = host.resolveProvider(prompt.provider, ctx) as Record<string, (...a: unknown[]) => unknown>;

@@ -1,5 +1,6 @@
-import { InvalidParamsError, McpError, ToolError } from '../errors';
+import { ClientCapabilityError, InvalidParamsError, McpError, ToolError, UserRejectedError } from '../errors';
 import type { Context } from '../runtime/Context';
+import type { RegisteredTool } from '../runtime/buildTool';
 import type { FeatureHost, MethodHandler } from '../runtime/FeatureHost';
 import { shapeToolResult, toolErrorResult } from './toolResult';
 import type { CallToolResult } from './toolResult';
@@ -19,37 +20,50 @@ export function toolHandlers(host: FeatureHost): Record<string, MethodHandler> {
     if (typeof name !== 'string') throw new InvalidParamsError('tools/call needs a string "name"');
     const tool = tools.get(name);
     if (!tool) throw new InvalidParamsError(`Unknown tool: ${name}`, { name });
-    const args = params.arguments;
-    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
-      return toolErrorResult(`Invalid arguments for tool "${name}": "arguments" must be an object`);
-    }
-
-    let input: unknown;
-    if (!tool.inputValidator && args !== undefined && Object.keys(args).length > 0) {
-      const unknown = Object.keys(args).map((key) => `unknown property "${key}"`);
-      return toolErrorResult(`Invalid arguments for tool "${name}":\n- ${unknown.join('\n- ')}`);
-    }
-    if (tool.inputValidator) {
-      const outcome = await tool.inputValidator.validate(args ?? {});
-      if (!outcome.ok) return toolErrorResult(`Invalid arguments for tool "${name}":\n- ${outcome.errors.join('\n- ')}`);
-      input = outcome.value;
-    }
-
-    try {
-      const instance = host.resolveProvider(tool.provider, ctx) as Record<string, (...a: unknown[]) => unknown>;
-      const callArgs = tool.parameters.map((source) => (source === 'input' ? input : ctx));
-      const value = await instance[tool.methodName](...callArgs);
-      return shapeToolResult(value, tool, ctx.protocolVersion);
-    } catch (error) {
-      return failedCall(error, name, host, ctx);
-    }
+    return invokeTool(host, tool, params.arguments, ctx);
   };
 
   return { 'tools/list': list, 'tools/call': call };
 }
 
-function failedCall(error: unknown, name: string, host: FeatureHost, ctx: Context): CallToolResult {
-  if (error instanceof ToolError) return toolErrorResult(error.message);
+/** What running a tool needs of the server. */
+export type ToolInvoker = Pick<FeatureHost, 'resolveProvider' | 'reportError' | 'debug'>;
+
+/**
+ * Validates the arguments, runs the tool and shapes its result. Failures the model can act on
+ * (invalid arguments, ToolError, unexpected exceptions) become `isError` results.
+ */
+export async function invokeTool(host: ToolInvoker, tool: RegisteredTool, args: unknown, ctx: Context): Promise<CallToolResult> {
+  const name = tool.name;
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+    return toolErrorResult(`Invalid arguments for tool "${name}": "arguments" must be an object`);
+  }
+  let input: unknown;
+  if (!tool.inputValidator && args !== undefined && Object.keys(args).length > 0) {
+    const unknown = Object.keys(args).map((key) => `unknown property "${key}"`);
+    return toolErrorResult(`Invalid arguments for tool "${name}":\n- ${unknown.join('\n- ')}`);
+  }
+  if (tool.inputValidator) {
+    const outcome = await tool.inputValidator.validate(args ?? {});
+    if (!outcome.ok) return toolErrorResult(`Invalid arguments for tool "${name}":\n- ${outcome.errors.join('\n- ')}`);
+    input = outcome.value;
+  }
+
+  try {
+    const instance = host.resolveProvider(tool.provider, ctx) as Record<string, (...a: unknown[]) => unknown>;
+    const callArgs = tool.parameters.map((source) => (source === 'input' ? input : ctx));
+    const value = await instance[tool.methodName](...callArgs);
+    return shapeToolResult(value, tool, ctx.protocolVersion);
+  } catch (error) {
+    return failedCall(error, name, host, ctx);
+  }
+}
+
+function failedCall(error: unknown, name: string, host: ToolInvoker, ctx: Context): CallToolResult {
+  // These say what went wrong without revealing internals, and the model can act on them.
+  if (error instanceof ToolError || error instanceof ClientCapabilityError || error instanceof UserRejectedError) {
+    return toolErrorResult(error.message);
+  }
   // A deliberate protocol error from the author travels as a JSON-RPC error.
   if (error instanceof McpError) throw error;
   if (ctx.cancelled) throw error;

@@ -3,6 +3,8 @@ import type {
   Constructor,
   PromptDefinition,
   PropertyDescription,
+  PropertyEnumTitles,
+  PropertyTitle,
   ResourceDefinition,
   ToolDefinition,
 } from './definitions';
@@ -18,6 +20,8 @@ type DefinitionOf<K extends Kind> = Extract<ProviderDefinition, { kind: K }>;
 export class MetadataStore {
   private definitions: ProviderDefinition[] = [];
   private descriptions = new Map<Constructor, Map<string, string>>();
+  private titles = new Map<Constructor, Map<string, string>>();
+  private enumTitles = new Map<Constructor, Map<string, Readonly<Record<string, string>>>>();
 
   add(definition: ProviderDefinition): void {
     this.definitions.push(definition);
@@ -27,6 +31,14 @@ export class MetadataStore {
     let byProperty = this.descriptions.get(entry.target);
     if (!byProperty) this.descriptions.set(entry.target, (byProperty = new Map()));
     byProperty.set(entry.propertyName, entry.description);
+  }
+
+  addTitle(entry: PropertyTitle): void {
+    propertyMap(this.titles, entry.target).set(entry.propertyName, entry.title);
+  }
+
+  addEnumTitles(entry: PropertyEnumTitles): void {
+    propertyMap(this.enumTitles, entry.target).set(entry.propertyName, entry.titles);
   }
 
   /** Definitions of one kind declared on `provider` or on the classes it extends. */
@@ -53,6 +65,16 @@ export class MetadataStore {
     return undefined;
   }
 
+  /** The title of a DTO property, looking up the class chain. */
+  titleOf(dto: Constructor, propertyName: string): string | undefined {
+    return lookUpChain(this.titles, dto, propertyName);
+  }
+
+  /** The value titles of an enum DTO property, looking up the class chain. */
+  enumTitlesOf(dto: Constructor, propertyName: string): Readonly<Record<string, string>> | undefined {
+    return lookUpChain(this.enumTitles, dto, propertyName);
+  }
+
   /** Properties of `dto` itself (not its parents) that carry a description, in declaration order. */
   describedPropertiesOf(dto: Constructor): string[] {
     return [...(this.descriptions.get(dto)?.keys() ?? [])];
@@ -60,7 +82,7 @@ export class MetadataStore {
 
   /**
    * Forgets the provider definitions (tools, resources, prompts, completions) collected so far, for tests that declare their
-   * providers per test. DTO descriptions stay: they belong to classes loaded once per module.
+   * providers per test. DTO descriptions and titles stay: they belong to classes loaded once per module.
    */
   clear(): void {
     this.definitions = [];
@@ -68,3 +90,18 @@ export class MetadataStore {
 }
 
 export const metadataStore = new MetadataStore();
+
+function propertyMap<V>(maps: Map<Constructor, Map<string, V>>, target: Constructor): Map<string, V> {
+  let byProperty = maps.get(target);
+  if (!byProperty) maps.set(target, (byProperty = new Map()));
+  return byProperty;
+}
+
+/** The entry of the nearest class in `dto`'s chain that declares one for the property. */
+function lookUpChain<V>(maps: Map<Constructor, Map<string, V>>, dto: Constructor, propertyName: string): V | undefined {
+  for (let c: any = dto; c && c !== Object && c !== Function.prototype; c = Object.getPrototypeOf(c)) {
+    const found = maps.get(c)?.get(propertyName);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}

@@ -48,6 +48,20 @@ export interface PropertyDescription {
   description: string;
 }
 
+/** `@Title`: the label a client shows for a DTO property (elicitation forms). */
+export interface PropertyTitle {
+  target: Constructor;
+  propertyName: string;
+  title: string;
+}
+
+/** `@EnumTitles`: labels for the values of an enum property, keyed by value. */
+export interface PropertyEnumTitles {
+  target: Constructor;
+  propertyName: string;
+  titles: Readonly<Record<string, string>>;
+}
+
 export interface ResourceAnnotations {
   audience?: Array<'user' | 'assistant'>;
   priority?: number;

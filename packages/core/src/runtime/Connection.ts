@@ -14,7 +14,7 @@ import { Session } from '../session';
 import type { ClientCapabilities, Implementation, LoggingLevel, RequestScope } from '../session';
 import type { Transport } from '../transports';
 import { Context } from './Context';
-import type { RequestChannel } from './Context';
+import type { ClientFeatures, RequestChannel } from './Context';
 import type { MethodHandler } from './FeatureHost';
 import { passes, RateLimiter } from './Logger';
 
@@ -24,6 +24,7 @@ export interface ConnectionHost {
   readonly debug: boolean;
   readonly requestTimeoutMs: number;
   readonly container: DependencyContainer;
+  readonly clientFeatures: ClientFeatures;
   /** Log threshold for sessions that never sent `logging/setLevel`. */
   readonly defaultLogLevel: LoggingLevel;
   /** Log messages per second a session may receive (bursts of twice that). */
@@ -203,6 +204,7 @@ export class Connection implements RequestChannel {
       scope: this.session,
       container: this.host.container,
       channel: this,
+      client: this.host.clientFeatures,
       progressToken: progressTokenOf(params),
     }));
     try {
@@ -242,6 +244,9 @@ export class Connection implements RequestChannel {
     switch (notification.method) {
       case 'notifications/initialized':
         if (this.session.state === 'initializing') this.session.state = 'ready';
+        return;
+      case 'notifications/roots/list_changed':
+        this.session.rootsCache = undefined;
         return;
       case 'notifications/cancelled': {
         const requestId = notification.params?.requestId as RequestId | undefined;

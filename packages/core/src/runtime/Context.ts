@@ -1,5 +1,9 @@
 import type { DependencyContainer } from 'tsyringe';
-import type { RequestId } from '../protocol';
+import { RequestEndedError } from '../errors';
+import type { ElicitationResult } from '../features/elicitationTypes';
+import type { Root, SampleRequest, SampleResult, SamplingTool, ToolLoopResult } from '../features/samplingTypes';
+import type { Constructor } from '../metadata';
+import type { OutgoingRequestOptions, RequestId } from '../protocol';
 import type { ClientCapabilities, Implementation, LoggingLevel, RequestScope, Session } from '../session';
 import { createLogger } from './Logger';
 import type { Logger } from './Logger';
@@ -7,7 +11,26 @@ import type { Logger } from './Logger';
 /** How a Context reaches the client of its request; provided by the transport side. */
 export interface RequestChannel {
   notify(method: string, params: Record<string, unknown>, relatedRequestId: RequestId): void;
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: OutgoingRequestOptions & { relatedRequestId?: RequestId },
+  ): Promise<Record<string, unknown>>;
   log(scope: RequestScope, level: LoggingLevel, data: unknown, logger: string | undefined, relatedRequestId: RequestId): void;
+}
+
+/** The client features a handler may use; implemented in features/, supplied by the server. */
+export interface ClientFeatures {
+  sample(ctx: Context, request: SampleRequest): Promise<SampleResult | ToolLoopResult>;
+  elicit(ctx: Context, message: string, target: Constructor | UrlElicitation): Promise<ElicitationResult<unknown>>;
+  roots(ctx: Context): Promise<Root[]>;
+}
+
+/** URL-mode elicitation: send the user to a page (2025-11-25, `elicitation.url`). */
+export interface UrlElicitation {
+  url: string;
+  /** Identifies this elicitation; a random one is made when left out. */
+  elicitationId?: string;
 }
 
 /** What the runtime gives a Context; internal. */
@@ -17,6 +40,7 @@ export interface ContextInit {
   scope: RequestScope;
   container: DependencyContainer;
   channel: RequestChannel;
+  client: ClientFeatures;
   /** `params._meta.progressToken` of the request, if it asked for progress. */
   progressToken?: string | number;
 }
@@ -81,9 +105,10 @@ export class Context {
    * asked for. `data` is any JSON value; `logger` names the source.
    */
   get log(): Logger {
-    return (this.logger ??= createLogger((level, data, logger) =>
-      this.init.channel.log(this.init.scope, level, data, logger, this.init.requestId),
-    ));
+    return (this.logger ??= createLogger((level, data, logger) => {
+      // A cancelled request has no audience left; its logs would only add noise.
+      if (!this.cancelled) this.init.channel.log(this.init.scope, level, data, logger, this.init.requestId);
+    }));
   }
 
   /**
@@ -93,12 +118,51 @@ export class Context {
    */
   progress(value: number, total?: number, message?: string): void {
     const token = this.init.progressToken;
-    if (token === undefined || this.finished || !(value > this.lastProgress)) return;
+    if (token === undefined || this.finished || this.cancelled || !(value > this.lastProgress)) return;
     this.lastProgress = value;
     const params: Record<string, unknown> = { progressToken: token, progress: value };
     if (total !== undefined) params.total = total;
     if (message !== undefined && this.protocolVersion >= '2025-03-26') params.message = message;
     this.init.channel.notify('notifications/progress', params, this.init.requestId);
+  }
+
+  /**
+   * Asks the client's model for a message (`sampling/createMessage`). With `tools` that the
+   * server can run (`SamplingTool`s or provider classes with `@Tool` methods), runs the whole
+   * tool loop and resolves with the final message and the transcript. Throws
+   * ClientCapabilityError when the client cannot sample, SamplingRuleError for a malformed
+   * request (nothing is sent), UserRejectedError when the user declines.
+   */
+  sample(request: SampleRequest & { tools: Array<SamplingTool | Constructor> }): Promise<ToolLoopResult>;
+  sample(request: SampleRequest): Promise<SampleResult>;
+  sample(request: SampleRequest): Promise<SampleResult | ToolLoopResult> {
+    return this.init.client.sample(this, request);
+  }
+
+  /**
+   * Asks the user for input (`elicitation/create`). With a DTO class, a form generated from it;
+   * an accepted answer is validated and converted into an instance. With `{ url }`, URL mode.
+   */
+  elicit<T>(message: string, dto: Constructor<T>): Promise<ElicitationResult<T>>;
+  elicit(message: string, url: UrlElicitation): Promise<ElicitationResult<never>>;
+  elicit(message: string, target: Constructor | UrlElicitation): Promise<ElicitationResult<unknown>> {
+    return this.init.client.elicit(this, message, target);
+  }
+
+  /** The client's roots (`roots/list`), cached per session until the client says they changed. */
+  roots(): Promise<Root[]> {
+    return this.init.client.roots(this);
+  }
+
+  /**
+   * @internal Sends a request to the client on behalf of this request: associated with it,
+   * cancelled with it, refused once it has been answered.
+   */
+  requestClient(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>> {
+    if (this.finished) {
+      return Promise.reject(new RequestEndedError(`Cannot send "${method}": the request "${this.method}" it belongs to has already been answered`));
+    }
+    return this.init.channel.request(method, params, { signal: this.signal, relatedRequestId: this.requestId });
   }
 
   /** @internal Called when the response is about to go out; nothing may follow it. */

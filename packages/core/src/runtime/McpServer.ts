@@ -4,6 +4,9 @@ import type { DependencyContainer } from 'tsyringe';
 import { ProviderResolver } from '../di';
 import { DefinitionError } from '../errors';
 import { completionHandlers, completionKey } from '../features/completion';
+import { elicit } from '../features/elicitation';
+import { listRoots } from '../features/roots';
+import { sample } from '../features/sampling';
 import { loggingHandlers } from '../features/logging';
 import { promptHandlers } from '../features/prompts';
 import { resourceHandlers } from '../features/resources';
@@ -11,6 +14,7 @@ import { toolHandlers } from '../features/tools';
 import { metadataStore } from '../metadata';
 import type { CompletionDefinition, Constructor, Icon } from '../metadata';
 import { featuresOf } from '../protocol';
+import { LOGGING_LEVELS } from '../session';
 import type { LoggingLevel, Session } from '../session';
 import { StdioTransport } from '../transports';
 import type { StdioTransportOptions, Transport } from '../transports';
@@ -24,7 +28,7 @@ import { Connection } from './Connection';
 import type { ConnectionHost } from './Connection';
 import { Context } from './Context';
 import type { FeatureHost, MethodHandler } from './FeatureHost';
-import { createLogger } from './Logger';
+import { createLogger, isLoggingLevel } from './Logger';
 import type { Logger } from './Logger';
 import { Paginator } from './Paginator';
 import { Registry } from './Registry';
@@ -117,6 +121,13 @@ export class McpServer {
     if (pageSize !== undefined && pageSize !== false && !(Number.isInteger(pageSize) && pageSize > 0)) {
       throw new DefinitionError('INVALID_OPTION', `McpServer: pageSize must be a positive integer or false, not ${String(pageSize)}`);
     }
+    if (options.logLevel !== undefined && !isLoggingLevel(options.logLevel)) {
+      throw new DefinitionError('INVALID_OPTION', `McpServer: logLevel must be one of ${LOGGING_LEVELS.join(', ')}, not ${JSON.stringify(options.logLevel)}`);
+    }
+    const rate = options.logRateLimit;
+    if (rate !== undefined && !(typeof rate === 'number' && rate > 0 && Number.isFinite(rate))) {
+      throw new DefinitionError('INVALID_OPTION', `McpServer: logRateLimit must be a positive number of messages per second, not ${String(rate)}`);
+    }
     this.container = options.container ?? rootContainer;
     this.resolver = new ProviderResolver(this.container, Context);
     for (const provider of options.providers ?? []) this.register(provider);
@@ -163,6 +174,11 @@ export class McpServer {
       handlers: this.handlers,
       debug: this.debug,
       container: this.container,
+      clientFeatures: {
+        sample: (ctx, request) => sample(featureHost, ctx, request),
+        elicit: (ctx, message, target) => elicit(ctx, message, target),
+        roots: (ctx) => listRoots(ctx),
+      },
       defaultLogLevel: options.logLevel ?? 'info',
       logRateLimit: options.logRateLimit ?? 100,
       requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
@@ -209,7 +225,15 @@ export class McpServer {
     const completions = metadataStore.definitionsOf(provider, 'completion');
     const promptNames = new Set(prompts.map((p) => p.item.name));
     const templateKeys = new Set(resources.filter((r) => r.item.template).map((r) => r.item.key));
-    for (const definition of completions) this.checkCompletion(definition, provider, promptNames, templateKeys);
+    const completed = new Set<string>();
+    for (const definition of completions) {
+      this.checkCompletion(definition, provider, promptNames, templateKeys);
+      const key = completionKey(definition.options);
+      if (completed.has(key)) {
+        throw new DefinitionError('DUPLICATE_NAME', `${origin(definition.methodName)}: argument "${definition.options.argument}" already has a @Completion`);
+      }
+      completed.add(key);
+    }
 
     this.resolver.register(provider);
     for (const { registry, key, item, at } of additions) registry.add(key, item, at);

@@ -18,7 +18,7 @@ export interface RegisteredPrompt {
   readonly methodName: string;
   readonly arguments: readonly PromptArgument[];
   readonly argsValidator: DtoValidator<unknown> | undefined;
-  /** Where the context goes among the method's parameters (after the args, if any). */
+  /** Whether the method takes the arguments as its first parameter (else only the Context). */
   readonly takesArgs: boolean;
   listing(version: string): Record<string, unknown>;
 }
@@ -54,7 +54,7 @@ export function buildPrompt(definition: PromptDefinition, provider: Constructor)
     methodName,
     arguments: promptArguments,
     argsValidator: argsType ? compileDtoValidator(argsType) : undefined,
-    takesArgs: argsType !== undefined,
+    takesArgs: argsType !== undefined && first !== Context,
     listing,
   };
 }

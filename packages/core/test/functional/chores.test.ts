@@ -198,3 +198,34 @@ describe('logging', () => {
     expect(count).toBeLessThan(30);
   });
 });
+
+describe('options and cancellation of chores', () => {
+  it.each([
+    [{ logLevel: 'verbose' }, /logLevel must be one of debug, info/],
+    [{ logRateLimit: 0 }, /logRateLimit must be a positive number/],
+  ])('refuses %p at startup', (options, message) => {
+    expect(() => new McpServer({ name: 'x', version: '1', ...(options as object) })).toThrow(message);
+  });
+
+  it('sends no progress or logs for a cancelled request', async () => {
+    let step!: () => void;
+    class Cancellable {
+      @Tool() async long(ctx: Context): Promise<string> {
+        ctx.progress(1);
+        await new Promise<void>((resolve) => (step = resolve));
+        ctx.progress(2);
+        ctx.log.error('after cancel');
+        return 'late';
+      }
+    }
+    const client = await connect(new McpServer({ name: 'c', version: '1', providers: [Cancellable] }));
+    client.send({ jsonrpc: '2.0', id: 'l', method: 'tools/call', params: { name: 'long', _meta: { progressToken: 'p' } } });
+    await client.waitFor((m) => m.method === 'notifications/progress');
+    client.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'l' } });
+    await client.settle();
+    step();
+    await client.settle();
+    expect(client.received.filter((r) => r.message.method === 'notifications/progress')).toHaveLength(1);
+    expect(client.received.some((r) => r.message.method === 'notifications/message' || r.message.id === 'l')).toBe(false);
+  });
+});

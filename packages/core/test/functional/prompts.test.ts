@@ -141,3 +141,31 @@ describe('prompts', () => {
     expect(() => new McpServer({ name: 'x', version: '1', providers: [Orphan] })).toThrow(DefinitionError);
   });
 });
+
+describe('prompt declaration edge cases', () => {
+  it('validates args: but passes only the Context to a method that takes only it', async () => {
+    class CtxOnly {
+      @Prompt({ args: ReviewArgs }) p(ctx: Context): string {
+        return `ctx ${ctx instanceof Context}`;
+      }
+    }
+    const client = await connect(new McpServer({ name: 'x', version: '1', providers: [CtxOnly] }));
+    expect((await client.request('prompts/get', { name: 'p', arguments: { code: 'x' } })).result.messages[0].content.text).toBe('ctx true');
+    expect((await client.request('prompts/get', { name: 'p', arguments: {} })).error.code).toBe(-32602);
+  });
+
+  it('refuses two completions for one argument in one class', () => {
+    class Twice {
+      @Prompt() p(args: ReviewArgs): string {
+        return args.code;
+      }
+      @Completion({ prompt: 'p', argument: 'code' }) a(): string[] {
+        return [];
+      }
+      @Completion({ prompt: 'p', argument: 'code' }) b(): string[] {
+        return [];
+      }
+    }
+    expect(() => new McpServer({ name: 'x', version: '1', providers: [Twice] })).toThrow(/Twice\.b: argument "code" already has a @Completion/);
+  });
+});

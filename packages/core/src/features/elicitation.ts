@@ -1,0 +1,37 @@
+import { randomUUID } from 'node:crypto';
+import { ClientCapabilityError, InvalidClientResponseError } from '../errors';
+import type { Constructor } from '../metadata';
+import type { Context, UrlElicitation } from '../runtime/Context';
+import { elicitationSchemaFor, readElicitResult } from './elicitationSchema';
+import type { ElicitationResult } from './elicitationTypes';
+
+/** `ctx.elicit()`: form mode from a DTO class, or URL mode. */
+export async function elicit(ctx: Context, message: string, target: Constructor | UrlElicitation): Promise<ElicitationResult<unknown>> {
+  const capability = ctx.clientCapabilities.elicitation;
+  if (ctx.protocolVersion < '2025-06-18' || !capability) {
+    throw new ClientCapabilityError(
+      'elicitation',
+      `The client ${ctx.protocolVersion < '2025-06-18' ? `speaks ${ctx.protocolVersion}, which has no elicitation` : 'did not declare the "elicitation" capability'}`,
+    );
+  }
+  const modern = ctx.protocolVersion >= '2025-11-25';
+  if (typeof target === 'function') {
+    // An empty elicitation capability means form mode (the only mode before 2025-11-25).
+    if (modern && capability.url && !capability.form) {
+      throw new ClientCapabilityError('elicitation.form', 'The client declared only URL-mode elicitation; it cannot show a form');
+    }
+    const requestedSchema = elicitationSchemaFor(target, ctx.protocolVersion);
+    const params: Record<string, unknown> = modern ? { mode: 'form', message, requestedSchema } : { message, requestedSchema };
+    return readElicitResult(target, await ctx.requestClient('elicitation/create', params));
+  }
+
+  if (!modern || !capability.url) {
+    throw new ClientCapabilityError('elicitation.url', 'URL-mode elicitation needs protocol 2025-11-25 and the client\'s "elicitation.url" capability');
+  }
+  const params = { mode: 'url', message, url: target.url, elicitationId: target.elicitationId ?? randomUUID() };
+  const raw = await ctx.requestClient('elicitation/create', params);
+  if (raw.action === 'accept' || raw.action === 'decline' || raw.action === 'cancel') {
+    return raw.action === 'accept' ? { action: 'accept', content: undefined as never } : { action: raw.action };
+  }
+  throw new InvalidClientResponseError(`Invalid elicitation result from the client: "action" must be accept, decline or cancel; received ${JSON.stringify(raw).slice(0, 300)}`);
+}

@@ -1,0 +1,36 @@
+import { ClientCapabilityError, InvalidClientResponseError } from '../errors';
+import type { Context } from '../runtime/Context';
+import type { Root } from './samplingTypes';
+
+/**
+ * `ctx.roots()`: the client's `roots/list`, cached per session until the client sends
+ * `notifications/roots/list_changed`.
+ */
+export function listRoots(ctx: Context): Promise<Root[]> {
+  if (!ctx.clientCapabilities.roots) {
+    throw new ClientCapabilityError('roots', 'The client did not declare the "roots" capability, so it cannot be asked for its roots');
+  }
+  const session = ctx.session;
+  const cached = session?.rootsCache as Promise<Root[]> | undefined;
+  if (cached) return cached;
+  const fetched = ctx.requestClient('roots/list').then(checkRoots);
+  if (session) {
+    session.rootsCache = fetched;
+    // A failed fetch is not remembered: the next call asks again.
+    fetched.catch(() => {
+      if (session.rootsCache === fetched) session.rootsCache = undefined;
+    });
+  }
+  return fetched;
+}
+
+function checkRoots(result: Record<string, unknown>): Root[] {
+  const roots = result.roots;
+  const valid =
+    Array.isArray(roots) &&
+    roots.every((r) => typeof r === 'object' && r !== null && typeof r.uri === 'string' && (r.name === undefined || typeof r.name === 'string'));
+  if (!valid) {
+    throw new InvalidClientResponseError(`Invalid roots/list result from the client: expected { roots: [{ uri, name? }] }; received ${JSON.stringify(result).slice(0, 300)}`);
+  }
+  return roots as Root[];
+}

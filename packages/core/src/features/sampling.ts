@@ -1,0 +1,180 @@
+import { ClientCapabilityError, McpError, SamplingRuleError, UserRejectedError } from '../errors';
+import { metadataStore } from '../metadata';
+import type { Constructor, ToolDefinition } from '../metadata';
+import { buildTool } from '../runtime/buildTool';
+import type { RegisteredTool } from '../runtime/buildTool';
+import { Context } from '../runtime/Context';
+import { blocksOf, checkMessages, checkSampleRequest, checkSampleResult } from './samplingRules';
+import type {
+  SampleRequest,
+  SampleResult,
+  SamplingMessage,
+  SamplingTool,
+  SamplingToolDescription,
+  ToolLoopResult,
+  ToolResultContent,
+  ToolUseContent,
+} from './samplingTypes';
+import { invokeTool } from './tools';
+import type { ToolInvoker } from './tools';
+
+const DEFAULT_MAX_ITERATIONS = 10;
+
+/**
+ * `ctx.sample()`: one `sampling/createMessage`, or, when the request carries tools the
+ * server can run, the whole tool loop.
+ */
+export async function sample(invoker: ToolInvoker, ctx: Context, request: SampleRequest): Promise<SampleResult | ToolLoopResult> {
+  checkSamplingCapabilities(ctx, request);
+  checkSampleRequest(request);
+  const { tools, toolChoice, maxIterations, ...base } = request;
+  const described = (tools ?? []).filter(isDescription);
+  const local = (tools ?? []).filter((t) => !isDescription(t)) as Array<SamplingTool | Constructor>;
+  if (described.length > 0 && local.length > 0) {
+    throw new SamplingRuleError('tools must be either all descriptions (you handle tool_use) or all runnable tools (the runtime runs the loop)');
+  }
+  if (local.length === 0) {
+    const params: Record<string, unknown> = { ...base };
+    if (tools) params.tools = described;
+    if (toolChoice) params.toolChoice = toolChoice;
+    return sampleOnce(ctx, params, described.length > 0);
+  }
+  if (maxIterations !== undefined && !(Number.isInteger(maxIterations) && maxIterations >= 1)) {
+    throw new SamplingRuleError(`maxIterations must be a positive integer, got ${JSON.stringify(maxIterations)}`);
+  }
+  return toolLoop(invoker, ctx, base, runnableTools(local), toolChoice, maxIterations ?? DEFAULT_MAX_ITERATIONS);
+}
+
+function checkSamplingCapabilities(ctx: Context, request: SampleRequest): void {
+  const sampling = ctx.clientCapabilities.sampling;
+  if (!sampling) {
+    throw new ClientCapabilityError('sampling', 'The client did not declare the "sampling" capability, so it cannot be asked to sample');
+  }
+  const usesTools = request.tools !== undefined || request.toolChoice !== undefined || request.messages?.some(hasToolContent);
+  if (usesTools && (!sampling.tools || ctx.protocolVersion < '2025-11-25')) {
+    throw new ClientCapabilityError(
+      'sampling.tools',
+      `Sampling with tools needs the client's "sampling.tools" capability (protocol 2025-11-25); this client ${
+        ctx.protocolVersion < '2025-11-25' ? `speaks ${ctx.protocolVersion}` : 'did not declare it'
+      }`,
+    );
+  }
+  if (request.includeContext !== undefined && request.includeContext !== 'none' && !sampling.context) {
+    throw new ClientCapabilityError(
+      'sampling.context',
+      `includeContext "${request.includeContext}" needs the client's "sampling.context" capability; leave it out or use "none"`,
+    );
+  }
+}
+
+function hasToolContent(message: SamplingMessage): boolean {
+  return blocksOf(message).some((b) => b?.type === 'tool_use' || b?.type === 'tool_result');
+}
+
+async function sampleOnce(ctx: Context, params: Record<string, unknown>, toolsOffered: boolean): Promise<SampleResult> {
+  let raw: Record<string, unknown>;
+  try {
+    raw = await ctx.requestClient('sampling/createMessage', params);
+  } catch (error) {
+    if (error instanceof McpError && error.code === -1) throw new UserRejectedError(error.message, error.data);
+    throw error;
+  }
+  return checkSampleResult(raw, toolsOffered);
+}
+
+async function toolLoop(
+  invoker: ToolInvoker,
+  ctx: Context,
+  base: Omit<SampleRequest, 'tools' | 'toolChoice' | 'maxIterations'>,
+  tools: Map<string, RegisteredTool>,
+  toolChoice: SampleRequest['toolChoice'],
+  maxIterations: number,
+): Promise<ToolLoopResult> {
+  const offered = [...tools.values()].map((tool) => offeredTool(tool, ctx.protocolVersion));
+  const transcript: SamplingMessage[] = [...base.messages];
+  for (let iteration = 1; ; iteration++) {
+    ctx.signal.throwIfAborted();
+    const last = iteration === maxIterations;
+    const params: Record<string, unknown> = { ...base, messages: transcript, tools: offered };
+    // On the last allowed turn the model must answer without tools, so the loop ends.
+    if (last) params.toolChoice = { mode: 'none' };
+    else if (toolChoice) params.toolChoice = toolChoice;
+    const result = await sampleOnce(ctx, params, true);
+    transcript.push({ role: result.role, content: result.content });
+    const uses = blocksOf(result).filter((b): b is ToolUseContent => b.type === 'tool_use');
+    if (uses.length === 0 || last) return { ...result, transcript, iterations: iteration };
+    const results = await Promise.all(uses.map((use) => runToolUse(invoker, tools, use, ctx)));
+    ctx.signal.throwIfAborted();
+    transcript.push({ role: 'user', content: results });
+    checkMessages(transcript.slice(-2));
+  }
+}
+
+async function runToolUse(invoker: ToolInvoker, tools: Map<string, RegisteredTool>, use: ToolUseContent, ctx: Context): Promise<ToolResultContent> {
+  const tool = tools.get(use.name);
+  if (!tool) {
+    return { type: 'tool_result', toolUseId: use.id, content: [{ type: 'text', text: `Unknown tool: ${use.name}` }], isError: true };
+  }
+  const outcome = await invokeTool(invoker, tool, use.input, ctx);
+  const result: ToolResultContent = { type: 'tool_result', toolUseId: use.id, content: outcome.content };
+  if (outcome.structuredContent !== undefined) result.structuredContent = outcome.structuredContent as Record<string, unknown>;
+  if (outcome.isError) result.isError = true;
+  return result;
+}
+
+function offeredTool(tool: RegisteredTool, version: string): Record<string, unknown> {
+  const { name, title, description, inputSchema } = tool.listing(version) as Record<string, unknown>;
+  const offered: Record<string, unknown> = { name, inputSchema };
+  if (title !== undefined) offered.title = title;
+  if (description !== undefined) offered.description = description;
+  return offered;
+}
+
+function isDescription(tool: unknown): tool is SamplingToolDescription {
+  return typeof tool === 'object' && tool !== null && 'inputSchema' in tool && !('run' in tool);
+}
+
+const builtFromClass = new WeakMap<Constructor, RegisteredTool[]>();
+const builtFromDefinition = new WeakMap<SamplingTool, RegisteredTool>();
+
+/** Builds (once) the runnable tools of the loop: `@Tool` methods of classes and `SamplingTool`s. */
+function runnableTools(sources: Array<SamplingTool | Constructor>): Map<string, RegisteredTool> {
+  const byName = new Map<string, RegisteredTool>();
+  for (const source of sources) {
+    const built = typeof source === 'function' ? toolsOfClass(source) : [toolOfDefinition(source)];
+    for (const tool of built) {
+      if (byName.has(tool.name)) throw new SamplingRuleError(`Two sampling tools are named "${tool.name}"`);
+      byName.set(tool.name, tool);
+    }
+  }
+  return byName;
+}
+
+function toolsOfClass(provider: Constructor): RegisteredTool[] {
+  let tools = builtFromClass.get(provider);
+  if (!tools) {
+    tools = metadataStore.definitionsOf(provider, 'tool').map((definition) => buildTool(definition, provider));
+    if (tools.length === 0) throw new SamplingRuleError(`${provider.name} has no @Tool methods to offer to the model`);
+    builtFromClass.set(provider, tools);
+  }
+  return tools;
+}
+
+/** A SamplingTool becomes a one-method provider, so it runs through the same pipeline as @Tool. */
+function toolOfDefinition(definition: SamplingTool): RegisteredTool {
+  let tool = builtFromDefinition.get(definition);
+  if (!tool) {
+    const Provider = class SamplingToolProvider {};
+    Object.defineProperty(Provider.prototype, 'run', { value: definition.run, writable: true, configurable: true });
+    const toolDefinition: ToolDefinition = {
+      kind: 'tool',
+      target: Provider,
+      methodName: 'run',
+      options: { name: definition.name, description: definition.description, input: definition.input },
+      paramTypes: definition.input ? [definition.input, Context] : [Context],
+    };
+    tool = buildTool(toolDefinition, Provider);
+    builtFromDefinition.set(definition, tool);
+  }
+  return tool;
+}
