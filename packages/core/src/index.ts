@@ -5,6 +5,9 @@ export type {
   McpServerOptions,
   ListenOptions,
   StdioListenOptions,
+  HttpListenOptions,
+  ListenAddress,
+  ConnectOptions,
   ListControl,
   ToolsControl,
   PromptsControl,
@@ -63,8 +66,16 @@ export type {
 export type { ElicitationResult } from './features/elicitationTypes';
 export type { UrlElicitation } from './runtime/Context';
 export type { DefinitionErrorCode } from './errors';
-export { StdioTransport, InMemoryTransport } from './transports';
-export type { Transport, TransportSendOptions, StdioTransportOptions } from './transports';
+export { StdioTransport, InMemoryTransport, InMemoryEventStore } from './transports';
+export type {
+  Transport,
+  TransportSendOptions,
+  StdioTransportOptions,
+  EventStore,
+  HttpHandlerOptions,
+  HttpSecurityOptions,
+  NodeHttpHandler,
+} from './transports';
 export { HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION } from './protocol';
 export type {
   RequestId,

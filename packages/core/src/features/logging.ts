@@ -1,4 +1,4 @@
-import { InvalidParamsError } from '../errors';
+import { InvalidParamsError, InvalidRequestError } from '../errors';
 import { isLoggingLevel } from '../runtime/Logger';
 import type { MethodHandler } from '../runtime/FeatureHost';
 import { LOGGING_LEVELS } from '../session';
@@ -9,6 +9,7 @@ export function loggingHandlers(): Record<string, MethodHandler> {
     if (!isLoggingLevel(params.level)) {
       throw new InvalidParamsError(`Unknown logging level ${JSON.stringify(params.level)}; use one of ${LOGGING_LEVELS.join(', ')}`);
     }
+    if (ctx.session?.stateless) throw new InvalidRequestError('logging/setLevel needs a session; this server is stateless');
     if (ctx.session) ctx.session.logLevel = params.level;
     return {};
   };

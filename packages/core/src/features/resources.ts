@@ -1,4 +1,4 @@
-import { ErrorCode, InvalidParamsError, McpError } from '../errors';
+import { ErrorCode, InvalidParamsError, InvalidRequestError, McpError } from '../errors';
 import type { ResourceListing } from '../metadata';
 import type { RegisteredResource } from '../runtime/buildResource';
 import type { Context } from '../runtime/Context';
@@ -40,6 +40,7 @@ export function resourceHandlers(host: FeatureHost): Record<string, MethodHandle
 
   const subscribe: MethodHandler = (params, ctx) => {
     const uri = requireUri(params, 'resources/subscribe');
+    if (ctx.session?.stateless) throw new InvalidRequestError('resources/subscribe needs a session; this server is stateless');
     if (!resources.get(uri) && !templates.list().some((t) => t.template!.match(uri))) throw resourceNotFound(uri);
     ctx.session?.subscriptions.add(uri);
     return {};

@@ -75,6 +75,17 @@ export class Connection implements RequestChannel {
     await this.transport.start();
   }
 
+  /**
+   * Serves without a handshake, as if `initialize` had negotiated `protocolVersion` with a
+   * client of unknown capabilities: for stateless HTTP, where every request stands alone.
+   */
+  assumeInitialized(protocolVersion: string): void {
+    this.session.protocolVersion = negotiateVersion(protocolVersion);
+    this.session.state = 'ready';
+    this.session.stateless = true;
+    this.declaredCapabilities = this.host.initializeResult(this.session.protocolVersion).capabilities as Record<string, unknown>;
+  }
+
   get isOpen(): boolean {
     return !this.closed;
   }

@@ -16,8 +16,11 @@ import type { CompletionDefinition, Constructor, Icon } from '../metadata';
 import { featuresOf } from '../protocol';
 import { LOGGING_LEVELS } from '../session';
 import type { LoggingLevel, Session } from '../session';
-import { StdioTransport } from '../transports';
-import type { StdioTransportOptions, Transport } from '../transports';
+import { createServer } from 'node:http';
+import type { Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHttpHandler, StdioTransport } from '../transports';
+import type { HttpHandlerOptions, NodeHttpHandler, StdioTransportOptions, Transport } from '../transports';
 import { buildPrompt } from './buildPrompt';
 import type { RegisteredPrompt } from './buildPrompt';
 import { buildResource } from './buildResource';
@@ -68,7 +71,33 @@ export interface StdioListenOptions extends StdioTransportOptions {
   handleSignals?: boolean;
 }
 
-export type ListenOptions = StdioListenOptions;
+export interface HttpListenOptions extends HttpHandlerOptions {
+  transport: 'http';
+  /** Interface to bind; default 127.0.0.1 (loopback only). */
+  host?: string;
+  /** Port; default 3000, 0 picks a free one. */
+  port?: number;
+  /** Endpoint path; default `/mcp`. */
+  path?: string;
+}
+
+export type ListenOptions = StdioListenOptions | HttpListenOptions;
+
+/** Where an HTTP listener is reachable. */
+export interface ListenAddress {
+  host: string;
+  port: number;
+  /** The endpoint URL, e.g. `http://127.0.0.1:3000/mcp`. */
+  url: string;
+}
+
+export interface ConnectOptions {
+  /**
+   * Serve without an `initialize` handshake, at this protocol version (stateless HTTP). The
+   * client's capabilities are unknown, so features that need them report so.
+   */
+  assumeProtocolVersion?: string;
+}
 
 /**
  * Run-time control over one list (tools and prompts by name, resources by uri or template).
@@ -111,6 +140,8 @@ export class McpServer {
   private readonly resolver: ProviderResolver;
   private readonly container: DependencyContainer;
   private readonly connections = new Set<Connection>();
+  private readonly httpHandlers = new Set<NodeHttpHandler>();
+  private readonly httpServers = new Set<HttpServer>();
   private readonly handlers = new Map<string, MethodHandler>();
   private readonly initializeResults = new Map<string, Record<string, unknown>>();
   private readonly pendingListChanges = new Set<string>();
@@ -244,8 +275,9 @@ export class McpServer {
   }
 
   /** Serves one client over the given transport; resolves once the transport has started. */
-  async connect(transport: Transport): Promise<Session> {
+  async connect(transport: Transport, options: ConnectOptions = {}): Promise<Session> {
     const connection = new Connection(this.connectionHost, transport);
+    if (options.assumeProtocolVersion !== undefined) connection.assumeInitialized(options.assumeProtocolVersion);
     this.connections.add(connection);
     await connection.start();
     return connection.session;
@@ -255,16 +287,58 @@ export class McpServer {
    * Serves over stdio. Resolves once listening; the process ends when stdin closes (after
    * in-flight requests finish) or on SIGINT/SIGTERM.
    */
-  async listen(options: ListenOptions): Promise<void> {
-    if (options.transport !== 'stdio') throw new Error(`Unknown transport "${(options as { transport: string }).transport}"`);
+  async listen(options: StdioListenOptions): Promise<void>;
+  async listen(options: HttpListenOptions): Promise<ListenAddress>;
+  async listen(options: ListenOptions): Promise<void | ListenAddress> {
+    if (options.transport === 'http') return this.listenHttp(options);
+    if (options.transport !== 'stdio') {
+      throw new DefinitionError('INVALID_OPTION', `McpServer.listen: unknown transport ${JSON.stringify((options as { transport: unknown }).transport)}; use 'stdio' or 'http'`);
+    }
     const transport = new StdioTransport(options);
     await this.connect(transport);
     if (options.handleSignals ?? true) this.closeOnSignals();
   }
 
-  /** Closes every connection; in-flight requests are cancelled. */
+  /**
+   * A Node `(req, res)` handler serving Streamable HTTP (and, unless turned off, the legacy
+   * HTTP+SSE transport) for mounting in node:http, Express, Fastify or any Node server.
+   */
+  httpHandler(options: HttpHandlerOptions = {}): NodeHttpHandler {
+    const handler = createHttpHandler(this, options);
+    this.httpHandlers.add(handler);
+    return handler;
+  }
+
+  /**
+   * Stops serving: HTTP listeners stop accepting, in-flight HTTP requests may finish (a few
+   * seconds at most), then every connection closes and in-flight requests are cancelled.
+   */
   async close(): Promise<void> {
+    const listeners = [...this.httpServers];
+    this.httpServers.clear();
+    const closing = listeners.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
+    await Promise.all([...this.httpHandlers].map((handler) => handler.close()));
+    this.httpHandlers.clear();
+    for (const server of listeners) server.closeAllConnections();
     await Promise.all([...this.connections].map((connection) => connection.close()));
+    await Promise.all(closing);
+  }
+
+  private async listenHttp(options: HttpListenOptions): Promise<ListenAddress> {
+    const { host = '127.0.0.1', port = 3000, path = '/mcp' } = options;
+    const handler = this.httpHandler({ ...options, path });
+    const server = createServer((req, res) => void handler(req, res));
+    this.httpServers.add(server);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = server.address() as AddressInfo;
+    const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    return { host: address.address, port: address.port, url: `http://${shownHost}:${address.port}${path}` };
   }
 
   /** Live handshake-era sessions. */

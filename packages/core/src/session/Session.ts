@@ -21,6 +21,8 @@ export class Session implements RequestScope {
   clientCapabilities: ClientCapabilities = {};
   clientInfo: Implementation | undefined;
   logLevel: LoggingLevel | undefined;
+  /** True when the session lives for one stateless HTTP request only. */
+  stateless = false;
   /** @internal The client's roots once asked for; dropped when it says they changed. */
   rootsCache: Promise<unknown[]> | undefined;
   /** Resource uris this client subscribed to with `resources/subscribe`. */

@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { JsonRpcMessage, OutgoingMessage, RequestId } from '../../protocol';
+import type { Transport, TransportSendOptions } from '../Transport';
+import type { EventStore } from './EventStore';
+import { SseStream } from './SseStream';
+
+/**
+ * One POST that carried requests: its responses go back on that HTTP response, as one JSON
+ * body, or as an SSE stream once anything else must travel before them (progress, logs,
+ * requests to the client).
+ */
+class Exchange {
+  private readonly waiting: Set<RequestId>;
+  private readonly answers: JsonRpcMessage[] = [];
+  private stream: SseStream | undefined;
+  private done = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    requestIds: RequestId[],
+    private readonly batch: boolean,
+    private readonly headers: Record<string, string>,
+    private readonly eventStore: EventStore | undefined,
+    private readonly onDone: (exchange: Exchange) => void,
+  ) {
+    this.waiting = new Set(requestIds);
+  }
+
+  get streamId(): string | undefined {
+    return this.stream?.id;
+  }
+
+  waitsFor(id: RequestId): boolean {
+    return this.waiting.has(id);
+  }
+
+  /** A message other than a response, related to one of this exchange's requests. */
+  relate(message: JsonRpcMessage): void {
+    if (this.done) return;
+    this.upgrade();
+    this.stream!.send(message);
+  }
+
+  answer(message: JsonRpcMessage): void {
+    if (this.done) return;
+    const id = (message as { id?: RequestId }).id;
+    if (id === undefined) this.waiting.clear(); // an error about the whole POST
+    else this.waiting.delete(id);
+    if (this.stream) this.stream.send(message);
+    else this.answers.push(message);
+    if (this.waiting.size === 0) this.finish();
+  }
+
+  /** Resumes this exchange's stream on a new response (GET with Last-Event-ID). */
+  resumeOn(res: ServerResponse): void {
+    this.stream?.attach(res, this.headers);
+  }
+
+  abort(): void {
+    if (this.done) return;
+    this.done = true;
+    this.stream?.end();
+    if (!this.stream && !this.res.headersSent) {
+      this.res.writeHead(503, { 'content-type': 'application/json', ...this.headers });
+      this.res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Session closed' } }));
+    }
+    this.onDone(this);
+  }
+
+  private upgrade(): void {
+    if (this.stream) return;
+    this.stream = new SseStream(randomUUID(), this.eventStore);
+    this.stream.attach(this.res, this.headers);
+    for (const earlier of this.answers.splice(0)) this.stream.send(earlier);
+  }
+
+  private finish(): void {
+    this.done = true;
+    if (this.stream) {
+      this.stream.end();
+    } else if (!this.res.writableEnded) {
+      const body = this.batch ? this.answers : this.answers[0];
+      this.res.writeHead(200, { 'content-type': 'application/json', ...this.headers });
+      this.res.end(JSON.stringify(body));
+    }
+    this.onDone(this);
+  }
+}
+
+/**
+ * The transport of one Streamable HTTP session: messages arrive from POSTs; what the server
+ * sends is routed to the exchange of the request it belongs to, or to the session's GET
+ * stream when it belongs to none (list_changed, resource updates, server logs).
+ */
+export class HttpSessionTransport implements Transport {
+  onmessage?: (message: unknown) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  lastActivity = Date.now();
+  private readonly exchanges = new Set<Exchange>();
+  private standalone: SseStream | undefined;
+  /** The exchange whose POST is being delivered right now, for errors that carry no id. */
+  private delivering: Exchange | undefined;
+  private closed = false;
+
+  constructor(
+    readonly sessionId: string | undefined,
+    private readonly eventStore: EventStore | undefined,
+  ) {}
+
+  async start(): Promise<void> {}
+
+  get busy(): boolean {
+    return this.exchanges.size > 0;
+  }
+
+  /** Delivers a POST carrying at least one request; its responses will answer `res`. */
+  deliverRequests(body: unknown, requestIds: RequestId[], res: ServerResponse, headers: Record<string, string>): void {
+    this.lastActivity = Date.now();
+    const exchange = new Exchange(res, requestIds, Array.isArray(body), headers, this.eventStore, (done) => {
+      this.exchanges.delete(done);
+      this.lastActivity = Date.now();
+    });
+    this.exchanges.add(exchange);
+    this.delivering = exchange;
+    try {
+      this.onmessage?.(body);
+    } finally {
+      this.delivering = undefined;
+    }
+  }
+
+  /** Delivers a POST of notifications and responses only (answered 202 by the caller). */
+  deliver(body: unknown): void {
+    this.lastActivity = Date.now();
+    this.onmessage?.(body);
+  }
+
+  /** Opens the session's stream for messages outside any request (GET). False when one is open. */
+  openStandalone(res: ServerResponse, headers: Record<string, string>): boolean {
+    this.lastActivity = Date.now();
+    if (this.standalone?.attached) return false;
+    this.standalone ??= new SseStream(randomUUID(), this.eventStore);
+    this.standalone.attach(res, headers);
+    return true;
+  }
+
+  /** Resumes a stream after `lastEventId` on `res`; false when the event is unknown. */
+  async resume(lastEventId: string, res: ServerResponse, headers: Record<string, string>): Promise<boolean> {
+    if (!this.eventStore) return false;
+    let started = false;
+    const start = () => {
+      if (started) return;
+      started = true;
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', ...headers });
+    };
+    const streamId = await this.eventStore.replayAfter(lastEventId, (eventId, message) => {
+      start();
+      res.write(`id: ${eventId}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`);
+    });
+    if (streamId === undefined) return false;
+    start();
+    const exchange = [...this.exchanges].find((e) => e.streamId === streamId);
+    if (exchange) exchange.resumeOn(res);
+    else if (this.standalone?.id === streamId) this.standalone.attach(res, headers);
+    else res.end(); // that stream has finished: everything it carried was replayed
+    return true;
+  }
+
+  send(message: OutgoingMessage, options?: TransportSendOptions): void {
+    if (this.closed) return;
+    const messages = Array.isArray(message) ? message : [message];
+    for (const item of messages) this.route(item, options?.relatedRequestId);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const exchange of [...this.exchanges]) exchange.abort();
+    this.standalone?.end();
+    this.onclose?.();
+  }
+
+  private route(message: JsonRpcMessage, relatedRequestId: RequestId | undefined): void {
+    const isResponse = 'result' in message || 'error' in message;
+    if (isResponse) {
+      const id = (message as { id?: RequestId }).id;
+      const exchange = id === undefined ? this.delivering : [...this.exchanges].find((e) => e.waitsFor(id));
+      exchange?.answer(message);
+      return;
+    }
+    const related = relatedRequestId === undefined ? undefined : [...this.exchanges].find((e) => e.waitsFor(relatedRequestId));
+    if (related) related.relate(message);
+    else this.standalone?.send(message);
+  }
+}

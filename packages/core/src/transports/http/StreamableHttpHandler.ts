@@ -1,0 +1,223 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HANDSHAKE_VERSIONS } from '../../protocol';
+import type { RequestId } from '../../protocol';
+import type { Transport } from '../Transport';
+import { InMemoryEventStore } from './EventStore';
+import type { EventStore } from './EventStore';
+import { HttpSessionTransport } from './HttpSessionTransport';
+import { LegacySseSessions } from './LegacySseSessions';
+import { HttpError, readBody } from './readBody';
+import { checkRequestOrigin } from './security';
+import type { HttpSecurityOptions } from './security';
+
+/** What the HTTP side needs of a server: a way to serve one transport. */
+export interface HttpServerHost {
+  connect(transport: Transport, options?: { assumeProtocolVersion?: string }): Promise<unknown>;
+}
+
+export interface HttpHandlerOptions extends HttpSecurityOptions {
+  /** Serve MCP only at this path (others get 404). Default: any path the handler is mounted on. */
+  path?: string;
+  /** No sessions: every POST is served on its own (no GET stream, no server-to-client requests). */
+  stateless?: boolean;
+  /**
+   * The 2024-11-05 HTTP+SSE transport beside Streamable HTTP, for older clients. Default
+   * `{ ssePath: '/sse', messagesPath: '/messages' }`; `false` turns it off.
+   */
+  legacySse?: { ssePath?: string; messagesPath?: string } | false;
+  /** Largest request body accepted, in bytes (default 4 MiB); larger ones get 413. */
+  maxBodyBytes?: number;
+  /** Time allowed to receive a request body (default 30 s); slower uploads get 408. */
+  bodyTimeoutMs?: number;
+  /** Sessions with no request for this long are closed (default 30 min). */
+  sessionIdleTimeoutMs?: number;
+  /** Where SSE events are kept for `Last-Event-ID` resumption; `false` turns resumption off. */
+  eventStore?: EventStore | false;
+}
+
+/** A Node `(req, res)` handler; `parsedBody` is for frameworks that already parsed JSON. */
+export interface NodeHttpHandler {
+  (req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void>;
+  /** Stops taking requests, lets in-flight ones finish (up to `graceMs`), then closes every session. */
+  close(graceMs?: number): Promise<void>;
+}
+
+const DEFAULT_PROTOCOL_VERSION = '2025-03-26';
+
+type Message = Record<string, unknown>;
+
+export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOptions = {}): NodeHttpHandler {
+  const sessions = new Map<string, HttpSessionTransport>();
+  const eventStore = options.eventStore === false ? undefined : (options.eventStore ?? new InMemoryEventStore());
+  const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
+  const idleMs = options.sessionIdleTimeoutMs ?? 30 * 60_000;
+  const legacy = options.legacySse === false ? undefined : new LegacySseSessions(host, options.legacySse ?? {});
+  let closing = false;
+  let inFlight = 0;
+
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const [id, transport] of sessions) {
+      if (!transport.busy && now - transport.lastActivity > idleMs) {
+        sessions.delete(id);
+        void transport.close();
+      }
+    }
+  }, Math.min(idleMs, 60_000));
+  sweeper.unref();
+
+  const handler = (async (req, res, parsedBody) => {
+    inFlight++;
+    try {
+      if (closing) throw new HttpError(503, 'Server is shutting down');
+      const refused = checkRequestOrigin(req, options);
+      if (refused) throw new HttpError(403, `Forbidden: ${refused}`);
+      const pathname = (req.url ?? '/').split('?')[0];
+      if (legacy?.owns(pathname)) return await legacy.handle(req, res, pathname, () => body(req, parsedBody));
+      if (options.path !== undefined && pathname !== options.path) throw new HttpError(404, `Not found: ${pathname}`);
+      switch (req.method) {
+        case 'POST':
+          return await post(req, res, await body(req, parsedBody));
+        case 'GET':
+          return await get(req, res);
+        case 'DELETE':
+          return await remove(req, res);
+        default:
+          res.setHeader('allow', options.stateless ? 'POST' : 'GET, POST, DELETE');
+          throw new HttpError(405, `Method ${req.method} not allowed`);
+      }
+    } catch (error) {
+      sendError(res, error);
+    } finally {
+      inFlight--;
+    }
+  }) as NodeHttpHandler;
+
+  handler.close = async (graceMs = 5_000) => {
+    closing = true;
+    clearInterval(sweeper);
+    const deadline = Date.now() + graceMs;
+    while ((inFlight > 0 || [...sessions.values()].some((s) => s.busy)) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await Promise.all([...sessions.values()].map((s) => s.close()));
+    sessions.clear();
+    await legacy?.close();
+  };
+
+  async function body(req: IncomingMessage, parsedBody: unknown): Promise<unknown> {
+    if (parsedBody !== undefined) return parsedBody;
+    const text = await readBody(req, maxBodyBytes, bodyTimeoutMs);
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw new HttpError(400, `Parse error: ${(error as Error).message}`, -32700);
+    }
+  }
+
+  async function post(req: IncomingMessage, res: ServerResponse, payload: unknown): Promise<void> {
+    const accept = String(req.headers.accept ?? '');
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+      throw new HttpError(406, 'Not Acceptable: the client must accept both application/json and text/event-stream');
+    }
+    const contentType = String(req.headers['content-type'] ?? '');
+    if (!contentType.includes('application/json')) throw new HttpError(415, 'Unsupported Media Type: the body must be application/json');
+
+    const messages = (Array.isArray(payload) ? payload : [payload]) as Message[];
+    if (messages.length === 0 || messages.some((m) => typeof m !== 'object' || m === null)) {
+      throw new HttpError(400, 'Invalid Request: expected a JSON-RPC message or batch', -32600);
+    }
+    const initialize = messages.some((m) => m.method === 'initialize');
+    if (initialize && messages.length > 1) throw new HttpError(400, 'Invalid Request: initialize must be sent alone', -32600);
+    const requestIds = messages.filter((m) => 'method' in m && 'id' in m).map((m) => m.id as RequestId);
+
+    let transport: HttpSessionTransport;
+    const headers: Record<string, string> = {};
+    if (options.stateless) {
+      transport = new HttpSessionTransport(undefined, undefined);
+      await host.connect(transport, initialize ? {} : { assumeProtocolVersion: protocolVersionOf(req) });
+    } else if (initialize) {
+      const sessionId = randomUUID();
+      transport = new HttpSessionTransport(sessionId, eventStore);
+      transport.onclose = () => sessions.delete(sessionId);
+      await host.connect(transport);
+      sessions.set(sessionId, transport);
+      headers['mcp-session-id'] = sessionId;
+    } else {
+      transport = sessionFor(req);
+      protocolVersionOf(req);
+    }
+
+    if (requestIds.length === 0) {
+      transport.deliver(payload);
+      res.writeHead(202).end();
+      if (options.stateless) void transport.close();
+      return;
+    }
+    if (options.stateless) res.on('close', () => void transport.close());
+    transport.deliverRequests(payload, requestIds, res, headers);
+  }
+
+  async function get(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (options.stateless) {
+      res.setHeader('allow', 'POST');
+      throw new HttpError(405, 'Method Not Allowed: a stateless server has no stream for messages outside requests');
+    }
+    if (!String(req.headers.accept ?? '').includes('text/event-stream')) {
+      throw new HttpError(406, 'Not Acceptable: the client must accept text/event-stream');
+    }
+    const transport = sessionFor(req);
+    const headers = { 'mcp-session-id': transport.sessionId! };
+    const lastEventId = req.headers['last-event-id'];
+    if (typeof lastEventId === 'string' && lastEventId !== '') {
+      if (!(await transport.resume(lastEventId, res, headers))) throw new HttpError(404, `Unknown or expired Last-Event-ID ${JSON.stringify(lastEventId)}`);
+      return;
+    }
+    if (!transport.openStandalone(res, headers)) throw new HttpError(409, 'Conflict: this session already has an open stream');
+  }
+
+  async function remove(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (options.stateless) {
+      res.setHeader('allow', 'POST');
+      throw new HttpError(405, 'Method Not Allowed: a stateless server has no sessions');
+    }
+    const transport = sessionFor(req);
+    sessions.delete(transport.sessionId!);
+    await transport.close();
+    res.writeHead(200).end();
+  }
+
+  function sessionFor(req: IncomingMessage): HttpSessionTransport {
+    const id = req.headers['mcp-session-id'];
+    if (typeof id !== 'string' || id === '') throw new HttpError(400, 'Bad Request: Mcp-Session-Id header is required');
+    const transport = sessions.get(id);
+    if (!transport) throw new HttpError(404, 'Session not found: it never existed, ended or expired; initialize a new one');
+    return transport;
+  }
+
+  return handler;
+}
+
+/** The version a request speaks (header), checked; absent means 2025-03-26 per the specification. */
+function protocolVersionOf(req: IncomingMessage): string {
+  const header = req.headers['mcp-protocol-version'];
+  if (header === undefined) return DEFAULT_PROTOCOL_VERSION;
+  if (typeof header !== 'string' || !(HANDSHAKE_VERSIONS as readonly string[]).includes(header)) {
+    throw new HttpError(400, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(header)} (supported: ${HANDSHAKE_VERSIONS.join(', ')})`);
+  }
+  return header;
+}
+
+function sendError(res: ServerResponse, error: unknown): void {
+  const status = error instanceof HttpError ? error.status : 500;
+  const code = error instanceof HttpError ? error.rpcCode : -32603;
+  const message = error instanceof HttpError ? error.message : 'Internal error';
+  if (res.headersSent) {
+    if (!res.writableEnded) res.end();
+    return;
+  }
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message } }));
+}

@@ -1,0 +1,44 @@
+import type { IncomingMessage } from 'node:http';
+
+export interface HttpSecurityOptions {
+  /**
+   * Host header values accepted (with or without port). Defaults to loopback names, which
+   * stops DNS-rebinding attacks on a server bound to 127.0.0.1. Pass `false` to accept any
+   * host (only behind a proxy that checks it).
+   */
+  allowedHosts?: string[] | false;
+  /** Origin header values accepted (e.g. `https://app.example.com`). Requests without Origin pass. Default: loopback origins. */
+  allowedOrigins?: string[] | false;
+}
+
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+
+/** Returns why the request must be refused (403), or undefined when it may proceed. */
+export function checkRequestOrigin(req: IncomingMessage, options: HttpSecurityOptions): string | undefined {
+  const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
+  if (allowedHosts !== false) {
+    const host = req.headers.host;
+    if (!host || !matchesHost(host, allowedHosts)) return `Host ${JSON.stringify(host ?? '')} is not allowed`;
+  }
+  const origin = req.headers.origin;
+  const allowedOrigins = options.allowedOrigins;
+  if (origin !== undefined && allowedOrigins !== false) {
+    const ok = allowedOrigins ? allowedOrigins.includes(origin) : isLoopbackOrigin(origin);
+    if (!ok) return `Origin ${JSON.stringify(origin)} is not allowed`;
+  }
+  return undefined;
+}
+
+function matchesHost(host: string, allowed: string[]): boolean {
+  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
+  return allowed.some((entry) => entry === host || entry === name);
+}
+
+function isLoopbackOrigin(origin: string): boolean {
+  try {
+    const url = new URL(origin);
+    return LOOPBACK_HOSTS.includes(url.hostname) || url.hostname === '[::1]' || url.hostname === '::1';
+  } catch {
+    return false;
+  }
+}
