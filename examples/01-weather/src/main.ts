@@ -1,15 +1,27 @@
 import { createWeatherServer } from './server';
 
-const entry = process.argv[1];
-process.stderr.write(
-  [
-    'weather: serving MCP over stdio (newline-delimited JSON-RPC on stdin/stdout).',
-    'Connect a client by having it spawn this process, e.g. in an MCP client config:',
-    `  { "command": "node", "args": ["${entry}"] }`,
-    'Or type a request here, e.g.:',
-    '  {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"me","version":"1"}}}',
-    '',
-  ].join('\n'),
-);
+const server = createWeatherServer();
 
-void createWeatherServer().listen({ transport: 'stdio' });
+if (process.argv.includes('--stdio')) {
+  process.stderr.write(
+    [
+      'weather: serving MCP over stdio (newline-delimited JSON-RPC on stdin/stdout).',
+      `Connect a client by having it spawn this process: { "command": "node", "args": ["${process.argv[1]}", "--stdio"] }`,
+      '',
+    ].join('\n'),
+  );
+  void server.listen({ transport: 'stdio' });
+} else {
+  const port = Number(process.env.PORT ?? 3000);
+  void server.listen({ transport: 'http', host: '127.0.0.1', port }).then(({ url }) => {
+    process.stderr.write(
+      [
+        `weather: serving MCP (Streamable HTTP, and HTTP+SSE at /sse for older clients) at ${url}`,
+        `Connect a client to that URL, e.g.: npx @modelcontextprotocol/inspector --transport http --server-url ${url}`,
+        `or in a client config: { "type": "http", "url": "${url}" }. Stop with Ctrl+C.`,
+        `Run "node ${process.argv[1]} --stdio" to serve over stdio instead.`,
+        '',
+      ].join('\n'),
+    );
+  });
+}

@@ -1,9 +1,11 @@
 import path from 'node:path';
+import { spawn } from 'node:child_process';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@typemcp/core';
 import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { connectSdkClient } from '../../../test-support/sdkClient';
-import { stdioServerParams } from '../../../test-support/spawnServer';
+import { runTsPath, stdioServerParams } from '../../../test-support/spawnServer';
 import { expectValidServerMessages, SUPPORTED_SPEC_VERSIONS } from '../../../test-support/specSchema';
 import { createWeatherServer } from '../src/server';
 import { WeatherService } from '../src/weatherService';
@@ -25,7 +27,7 @@ describe('WeatherService', () => {
 
 describe.each(SUPPORTED_SPEC_VERSIONS)('the weather server over stdio, protocol %s', (version) => {
   it('serves its tools to the official SDK client', async () => {
-    const transport = new StdioClientTransport(stdioServerParams(path.join(__dirname, '..', 'src', 'main.ts')));
+    const transport = new StdioClientTransport(stdioServerParams(path.join(__dirname, '..', 'src', 'main.ts'), ['--stdio']));
     const { client, recorder } = await connectSdkClient(transport, { protocolVersion: version });
     try {
       expect(client.getInstructions()).toContain('Forecasts');
@@ -65,5 +67,31 @@ describe('the weather server in memory', () => {
     expect(result.content).toEqual([{ type: 'text', text: '32 °F = 0 °C' }]);
     await client.close();
     expectValidServerMessages('2025-11-25', recorder.received);
+  });
+});
+
+describe('the weather server over HTTP, as npm start runs it', () => {
+  it('prints its URL, serves the SDK client there, and exits cleanly on SIGTERM', async () => {
+    const child = spawn(process.execPath, ['-r', runTsPath, path.join(__dirname, '..', 'src', 'main.ts')], { env: { ...process.env, PORT: '0' } });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      let stderr = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stderr.on('data', (chunk) => {
+          stderr += chunk;
+          const found = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
+          if (found) resolve(found[1]);
+        });
+        child.on('exit', () => reject(new Error(`exited early: ${stderr}`)));
+      });
+      const { client, recorder } = await connectSdkClient(new StreamableHTTPClientTransport(new URL(url)), { protocolVersion: '2025-11-25' });
+      const converted = await client.callTool({ name: 'convert_temperature', arguments: { value: 0, from: 'celsius', to: 'fahrenheit' } });
+      expect(converted.content).toEqual([{ type: 'text', text: '0 °C = 32 °F' }]);
+      await client.close();
+      expectValidServerMessages('2025-11-25', recorder.received);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
   });
 });

@@ -79,6 +79,8 @@ export interface HttpListenOptions extends HttpHandlerOptions {
   port?: number;
   /** Endpoint path; default `/mcp`. */
   path?: string;
+  /** Close cleanly on SIGINT and SIGTERM and exit the process; default true. */
+  handleSignals?: boolean;
 }
 
 export type ListenOptions = StdioListenOptions | HttpListenOptions;
@@ -142,6 +144,7 @@ export class McpServer {
   private readonly connections = new Set<Connection>();
   private readonly httpHandlers = new Set<NodeHttpHandler>();
   private readonly httpServers = new Set<HttpServer>();
+  private removeSignalHandlers: (() => void) | undefined;
   private readonly handlers = new Map<string, MethodHandler>();
   private readonly initializeResults = new Map<string, Record<string, unknown>>();
   private readonly pendingListChanges = new Set<string>();
@@ -314,6 +317,7 @@ export class McpServer {
    * seconds at most), then every connection closes and in-flight requests are cancelled.
    */
   async close(): Promise<void> {
+    this.removeSignalHandlers?.();
     const listeners = [...this.httpServers];
     this.httpServers.clear();
     const closing = listeners.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -336,6 +340,7 @@ export class McpServer {
         resolve();
       });
     });
+    if (options.handleSignals ?? true) this.closeOnSignals();
     const address = server.address() as AddressInfo;
     const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     return { host: address.address, port: address.port, url: `http://${shownHost}:${address.port}${path}` };
@@ -425,13 +430,15 @@ export class McpServer {
   }
 
   private closeOnSignals(): void {
-    const onSignal = () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      void this.close().finally(() => process.exit(0));
-    };
+    if (this.removeSignalHandlers) return;
+    const onSignal = () => void this.close().finally(() => process.exit(0));
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    this.removeSignalHandlers = () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      this.removeSignalHandlers = undefined;
+    };
   }
 
   private reportError(what: string, error: unknown): void {

@@ -1,0 +1,194 @@
+import { Type } from 'class-transformer';
+import { IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { Context, Description, EnumTitles, Title, Tool, ToolError } from '@typemcp/core';
+import { RED_PIXEL_PNG, sleep, TINY_WAV } from './fixtures';
+
+// ---- inputs ------------------------------------------------------------------------------
+
+export class SamplingInput {
+  @IsString() @Description('The prompt to send to the LLM')
+  prompt!: string;
+}
+
+export class ElicitationInput {
+  @IsString() @Description('The message to show the user')
+  message!: string;
+}
+
+export class Address {
+  @IsOptional() @IsString() street?: string;
+  @IsOptional() @IsString() city?: string;
+}
+
+export class JsonSchemaInput {
+  @IsOptional() @IsString() name?: string;
+  @IsOptional() @ValidateNested() @Type(() => Address) address?: Address;
+}
+
+// ---- elicitation forms (DTO → requestedSchema) --------------------------------------------
+
+export class UserInfo {
+  @IsString() @Description("User's response")
+  username!: string;
+
+  @IsString() @Description("User's email address")
+  email!: string;
+}
+
+/** SEP-1034: every primitive type with a default (the field initializers). */
+export class DefaultsForm {
+  @IsString() name: string = 'John Doe';
+  @IsInt() age: number = 30;
+  @IsNumber() score: number = 95.5;
+  @IsIn(['active', 'inactive', 'pending']) status: string = 'active';
+  @IsBoolean() verified: boolean = true;
+}
+
+/** SEP-1330: the enum variants of elicitation schemas. */
+export class EnumsForm {
+  @Title('Untitled single-select')
+  @IsIn(['option1', 'option2', 'option3'])
+  untitledSingle!: string;
+
+  @Title('Titled single-select')
+  @IsIn(['value1', 'value2', 'value3'])
+  @EnumTitles({ value1: 'First Option', value2: 'Second Option', value3: 'Third Option' })
+  titledSingle!: string;
+
+  // The scenario wants the deprecated `enum` + `enumNames` form here. TypeMCP writes
+  // `enumNames` only for clients older than 2025-11-25; at 2025-11-25 titles become `oneOf`.
+  @Title('Legacy titled single-select')
+  @IsIn(['opt1', 'opt2', 'opt3'])
+  @EnumTitles({ opt1: 'Option One', opt2: 'Option Two', opt3: 'Option Three' })
+  legacyEnum!: string;
+
+  @Title('Untitled multi-select')
+  @IsArray() @IsIn(['option1', 'option2', 'option3'], { each: true })
+  untitledMulti!: string[];
+
+  @Title('Titled multi-select')
+  @IsArray() @IsIn(['value1', 'value2', 'value3'], { each: true })
+  @EnumTitles({ value1: 'First Choice', value2: 'Second Choice', value3: 'Third Choice' })
+  titledMulti!: string[];
+}
+
+// ---- tools ----------------------------------------------------------------------------------
+
+/** The tools the conformance scenarios call, by the names they call them. */
+export class ConformanceTools {
+  @Tool({ name: 'test_simple_text', description: 'Returns a simple text response' })
+  simpleText(): string {
+    return 'This is a simple text response for testing.';
+  }
+
+  @Tool({ name: 'test_image_content', description: 'Returns image content (a 1x1 red PNG)', mimeType: 'image/png' })
+  imageContent(): Uint8Array {
+    return RED_PIXEL_PNG;
+  }
+
+  @Tool({ name: 'test_audio_content', description: 'Returns audio content (a tiny WAV)', mimeType: 'audio/wav' })
+  audioContent(): Uint8Array {
+    return TINY_WAV;
+  }
+
+  @Tool({ name: 'test_embedded_resource', description: 'Returns an embedded text resource' })
+  embeddedResource() {
+    return {
+      content: [
+        {
+          type: 'resource',
+          resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' },
+        },
+      ],
+    };
+  }
+
+  @Tool({ name: 'test_multiple_content_types', description: 'Returns text, image and resource content together' })
+  multipleContentTypes() {
+    return {
+      content: [
+        { type: 'text', text: 'Multiple content types test:' },
+        { type: 'image', data: RED_PIXEL_PNG.toString('base64'), mimeType: 'image/png' },
+        {
+          type: 'resource',
+          resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) },
+        },
+      ],
+    };
+  }
+
+  @Tool({ name: 'test_tool_with_logging', description: 'Sends three info log messages while it runs' })
+  async withLogging(ctx: Context): Promise<string> {
+    ctx.log.info('Tool execution started', 'conformance');
+    await sleep(50);
+    ctx.log.info('Tool processing data', 'conformance');
+    await sleep(50);
+    ctx.log.info('Tool execution completed', 'conformance');
+    return 'Tool with logging executed successfully';
+  }
+
+  @Tool({ name: 'test_tool_with_progress', description: 'Reports progress 0, 50 and 100 of 100' })
+  async withProgress(ctx: Context): Promise<string> {
+    ctx.progress(0, 100);
+    await sleep(50);
+    ctx.progress(50, 100);
+    await sleep(50);
+    ctx.progress(100, 100);
+    return 'Tool with progress executed successfully';
+  }
+
+  @Tool({ name: 'test_error_handling', description: 'Always fails with a tool error' })
+  errorHandling(): never {
+    throw new ToolError('This tool intentionally returns an error for testing');
+  }
+
+  // The scenario (server-sse-polling) would like the server to close the request's SSE stream
+  // before the result is ready, and deliver the result on the client's GET reconnection with
+  // Last-Event-ID. No public API lets a handler close its stream, so this answers normally.
+  @Tool({ name: 'test_reconnection', description: 'Tests SSE stream disconnection and client reconnection (SEP-1699)' })
+  async reconnection(): Promise<string> {
+    await sleep(100);
+    return 'Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.';
+  }
+
+  @Tool({ name: 'test_sampling', description: "Asks the client's LLM (sampling/createMessage) and returns its answer" })
+  async sampling(input: SamplingInput, ctx: Context): Promise<string> {
+    const answer = await ctx.sample({
+      messages: [{ role: 'user', content: { type: 'text', text: input.prompt } }],
+      maxTokens: 100,
+    });
+    const blocks = Array.isArray(answer.content) ? answer.content : [answer.content];
+    const text = blocks.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('\n');
+    return `LLM response: ${text}`;
+  }
+
+  @Tool({ name: 'test_elicitation', description: 'Asks the user for a username and an email (elicitation/create)' })
+  async elicitation(input: ElicitationInput, ctx: Context): Promise<string> {
+    const answer = await ctx.elicit(input.message, UserInfo);
+    return `User response: ${describeAnswer(answer)}`;
+  }
+
+  @Tool({ name: 'test_elicitation_sep1034_defaults', description: 'Elicitation with a default for every primitive type (SEP-1034)' })
+  async elicitationDefaults(ctx: Context): Promise<string> {
+    const answer = await ctx.elicit('Please review and update the form fields with defaults', DefaultsForm);
+    return `Elicitation completed: ${describeAnswer(answer)}`;
+  }
+
+  @Tool({ name: 'test_elicitation_sep1330_enums', description: 'Elicitation with every enum variant (SEP-1330)' })
+  async elicitationEnums(ctx: Context): Promise<string> {
+    const answer = await ctx.elicit('Please select options from the enum fields', EnumsForm);
+    return `Elicitation completed: ${describeAnswer(answer)}`;
+  }
+
+  // The scenario (json-schema-2020-12) expects this listing's inputSchema to carry "$schema"
+  // and an "address" entry in "$defs". TypeMCP generates schemas from DTOs without "$schema"
+  // and inlines non-recursive nested classes, and a tool cannot declare a raw inputSchema.
+  @Tool({ name: 'json_schema_2020_12_tool', description: 'Tool with JSON Schema 2020-12 features' })
+  jsonSchema2020(input: JsonSchemaInput): string {
+    return `Received ${JSON.stringify(input)}`;
+  }
+}
+
+function describeAnswer(answer: { action: string; content?: unknown }): string {
+  return answer.action === 'accept' ? `action=accept, content=${JSON.stringify(answer.content)}` : `action=${answer.action}`;
+}
