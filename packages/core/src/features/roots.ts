@@ -8,7 +8,7 @@ import type { Root } from './samplingTypes';
  */
 export function listRoots(ctx: Context): Promise<Root[]> {
   if (!ctx.clientCapabilities.roots) {
-    throw new ClientCapabilityError('roots', 'The client did not declare the "roots" capability, so it cannot be asked for its roots');
+    return Promise.reject(new ClientCapabilityError('roots', 'The client did not declare the "roots" capability, so it cannot be asked for its roots'));
   }
   const session = ctx.session;
   const cached = session?.rootsCache as Promise<Root[]> | undefined;

@@ -8,8 +8,9 @@ const SCHEME = /^[a-z][a-z0-9+.-]+:/i;
 /**
  * Whether `target` (an absolute filesystem path or a `file://` URI) lies inside one of the
  * client's roots (`file://` URIs; other schemes are ignored). Both sides are compared as real
- * paths: `..` segments are normalized away and symlinks resolved, for a target that does not
- * exist yet through its deepest existing ancestor.
+ * paths: symlinks resolved, for a target that does not exist yet through its deepest existing
+ * ancestor. A path with a `..` segment (also when percent-encoded) is refused: through a
+ * symlink it names another place than its text suggests.
  *
  * Answers false, rather than guessing, for relative paths (no working directory is the
  * client's), NUL bytes, non-file URIs, file URIs with a host or an encoded `/`, dangling
@@ -42,6 +43,9 @@ function toAbsolutePath(value: string): string | undefined {
   if (typeof value !== 'string' || value.includes('\0')) return undefined;
   let candidate = value;
   if (/^file:/i.test(value)) {
+    // The URL parser resolves `..` (also as `%2e%2e`) textually; refuse it before parsing.
+    const rawPath = value.replace(/[?#].*$/, '');
+    if (rawPath.split('/').some((segment) => /^(\.|%2e){2}$/i.test(segment))) return undefined;
     try {
       // Decodes once; rejects encoded '/' and (on POSIX) any host but localhost.
       candidate = fileURLToPath(value);
@@ -52,6 +56,10 @@ function toAbsolutePath(value: string): string | undefined {
   } else if (SCHEME.test(value)) {
     return undefined;
   }
+  // `link/..` means the parent of the link's target to the filesystem, not the directory
+  // that holds the link; normalizing it away textually would check a different path than
+  // the one later opened. A path with `..` is refused instead of guessed at.
+  if (candidate.split(/[\\/]/).includes('..')) return undefined;
   return path.isAbsolute(candidate) ? path.resolve(candidate) : undefined;
 }
 

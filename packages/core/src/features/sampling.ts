@@ -165,7 +165,9 @@ function toolOfDefinition(definition: SamplingTool): RegisteredTool {
   let tool = builtFromDefinition.get(definition);
   if (!tool) {
     const Provider = class SamplingToolProvider {};
-    Object.defineProperty(Provider.prototype, 'run', { value: definition.run, writable: true, configurable: true });
+    // run is always called as (input, ctx); without an input DTO the input is undefined.
+    const run = definition.input ? definition.run : (ctx: Context) => definition.run(undefined, ctx);
+    Object.defineProperty(Provider.prototype, 'run', { value: run, writable: true, configurable: true });
     const toolDefinition: ToolDefinition = {
       kind: 'tool',
       target: Provider,

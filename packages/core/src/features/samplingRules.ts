@@ -83,16 +83,21 @@ export function checkSampleResult(raw: Record<string, unknown>, toolsOffered: bo
   const content = raw.content as SamplingContent | SamplingContent[] | undefined;
   const blocks = Array.isArray(content) ? content : content === undefined || content === null ? [] : [content];
   if (blocks.length === 0) throw problem('"content" must be a content block or a non-empty array of them');
+  const useIds = new Set<string>();
   for (const block of blocks) {
     if (typeof block !== 'object' || block === null || !CONTENT_TYPES.has(block.type)) {
       throw problem(`content of unknown type ${JSON.stringify((block as { type?: unknown })?.type)}`);
     }
+    if (block.type === 'tool_result') throw problem('the model answered with a tool_result, which only the server sends');
     if (block.type === 'text' && typeof block.text !== 'string') throw problem('a text block needs "text"');
     if (block.type === 'tool_use') {
       if (!toolsOffered) throw problem('it asks to use a tool, but no tools were offered');
       if (typeof block.id !== 'string' || typeof block.name !== 'string' || typeof block.input !== 'object' || block.input === null) {
         throw problem('a tool_use block needs string "id", string "name" and object "input"');
       }
+      if (raw.role !== 'assistant') throw problem('tool_use must come from the assistant');
+      if (useIds.has(block.id)) throw problem(`tool_use id "${block.id}" appears twice`);
+      useIds.add(block.id);
     }
   }
   return raw as unknown as SampleResult;

@@ -261,3 +261,19 @@ it('exports typed errors', () => {
   expect(new SamplingRuleError('x').code).toBe('SAMPLING_RULE_VIOLATION');
   expect(new InvalidClientResponseError('x').code).toBe('INVALID_CLIENT_RESPONSE');
 });
+
+describe('answers that break the tool rules', () => {
+  it.each([
+    ['a repeated tool_use id', [{ type: 'tool_use', id: 'a', name: 'get_weather', input: { city: 'x' } }, { type: 'tool_use', id: 'a', name: 'get_weather', input: { city: 'y' } }], 'tool_use id "a" appears twice'],
+    ['a tool_result from the model', [{ type: 'tool_result', toolUseId: 'a', content: [] }], 'the model answered with a tool_result'],
+  ])('refuses %s before running any tool', async (_label, content, problem) => {
+    const server = new McpServer({ name: 'agent', version: '1', providers: [Agent], debug: true, onError: () => undefined });
+    const client = await RawClient.initialized(server, '2025-11-25', { sampling: { tools: {} } });
+    tracked.push({ client, version: '2025-11-25' });
+    client.onRequest = (request) => ({ jsonrpc: '2.0', id: request.id, result: { role: 'assistant', content, model: 'm', stopReason: 'toolUse' } });
+    const { result } = await client.request('tools/call', { name: 'loop' });
+    expect(result.isError).toBe(true);
+    expect(result.content[0].text).toContain(problem);
+    expect(sent(client)).toHaveLength(1);
+  });
+});

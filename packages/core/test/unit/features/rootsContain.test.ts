@@ -60,8 +60,11 @@ describe('isInsideRoots', () => {
     await expect(isInsideRoots(path.join(root, 'new.txt'), roots())).resolves.toBe(true);
   });
 
-  it('normalizes .. segments before comparing', async () => {
-    await expect(isInsideRoots(path.join(root, 'sub') + '/../sub/file.txt', roots())).resolves.toBe(true);
+  it('refuses any .. segment, since through a symlink it names another place than its text', async () => {
+    await expect(isInsideRoots(path.join(root, 'sub') + '/../sub/file.txt', roots())).resolves.toBe(false);
+    // link-out/.. is the parent of the link's target (outside), not the root itself.
+    await expect(isInsideRoots(path.join(root, 'link-out') + '/../secret.txt', roots())).resolves.toBe(false);
+    await expect(isInsideRoots(`${rootUri}/sub/%2e%2e/sub/file.txt`, roots())).resolves.toBe(false);
     await expect(isInsideRoots(root + '/sub/../../outside/secret.txt', roots())).resolves.toBe(false);
     await expect(isInsideRoots(root + '/../outside/secret.txt', roots())).resolves.toBe(false);
     await expect(isInsideRoots(`${rootUri}/sub/../../outside/secret.txt`, roots())).resolves.toBe(false);
@@ -99,9 +102,10 @@ describe('isInsideRoots', () => {
   });
 
   it('decodes URIs exactly once and rejects encoded separators', async () => {
-    // %2e%2e is "..", which the URL parser resolves: the target leaves the root.
+    // %2e%2e is "..", which the URL parser would resolve textually: refused like "..".
     await expect(isInsideRoots(`${rootUri}/%2e%2e/outside/secret.txt`, roots())).resolves.toBe(false);
-    await expect(isInsideRoots(`${rootUri}/sub/%2E%2E/sub/file.txt`, roots())).resolves.toBe(true);
+    await expect(isInsideRoots(`${rootUri}/sub/%2E%2E/sub/file.txt`, roots())).resolves.toBe(false);
+    await expect(isInsideRoots(`${rootUri}/sub/.%2e/sub/file.txt`, roots())).resolves.toBe(false);
     // An encoded '/' could hide a segment: refused outright.
     await expect(isInsideRoots(`${rootUri}/sub%2Ffile.txt`, roots())).resolves.toBe(false);
     await expect(isInsideRoots(`${rootUri}/%2e%2e%2Foutside%2Fsecret.txt`, roots())).resolves.toBe(false);
