@@ -1,8 +1,7 @@
 import { createConformanceServer } from './server';
 
-const server = createConformanceServer();
-
-server
+// listen() closes the server and exits on SIGINT/SIGTERM (scripts/conformance.sh stops it so).
+createConformanceServer()
   .listen({ transport: 'http', host: '127.0.0.1', port: Number(process.env.PORT ?? 3001), path: '/mcp' })
   .then(
     (address) => process.stderr.write(`conformance-server: serving MCP (Streamable HTTP) at ${address.url}\n`),
@@ -11,11 +10,3 @@ server
       process.exit(1);
     },
   );
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    const timer = setTimeout(() => process.exit(0), 3000);
-    timer.unref();
-    void server.close().finally(() => process.exit(0));
-  });
-}

