@@ -1,6 +1,5 @@
-import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, ValidateNested } from 'class-validator';
-import { Context, Description, EnumTitles, Title, Tool, ToolError } from '@typemcp/core';
+import { IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString } from 'class-validator';
+import { Context, Description, elicitationSchemaFor, EnumTitles, Title, Tool, ToolError } from '@typemcp/core';
 import { RED_PIXEL_PNG, sleep, TINY_WAV } from './fixtures';
 
 // ---- inputs ------------------------------------------------------------------------------
@@ -15,15 +14,6 @@ export class ElicitationInput {
   message!: string;
 }
 
-export class Address {
-  @IsOptional() @IsString() street?: string;
-  @IsOptional() @IsString() city?: string;
-}
-
-export class JsonSchemaInput {
-  @IsOptional() @IsString() name?: string;
-  @IsOptional() @ValidateNested() @Type(() => Address) address?: Address;
-}
 
 // ---- elicitation forms (DTO → requestedSchema) --------------------------------------------
 
@@ -55,13 +45,6 @@ export class EnumsForm {
   @EnumTitles({ value1: 'First Option', value2: 'Second Option', value3: 'Third Option' })
   titledSingle!: string;
 
-  // The scenario wants the deprecated `enum` + `enumNames` form here. TypeMCP writes
-  // `enumNames` only for clients older than 2025-11-25; at 2025-11-25 titles become `oneOf`.
-  @Title('Legacy titled single-select')
-  @IsIn(['opt1', 'opt2', 'opt3'])
-  @EnumTitles({ opt1: 'Option One', opt2: 'Option Two', opt3: 'Option Three' })
-  legacyEnum!: string;
-
   @Title('Untitled multi-select')
   @IsArray() @IsIn(['option1', 'option2', 'option3'], { each: true })
   untitledMulti!: string[];
@@ -71,6 +54,40 @@ export class EnumsForm {
   @EnumTitles({ value1: 'First Choice', value2: 'Second Choice', value3: 'Third Choice' })
   titledMulti!: string[];
 }
+
+/** The DTO-built form plus the legacy titled enum (`enum` + `enumNames`). */
+const ENUMS_FORM_SCHEMA = (version: string): Record<string, unknown> => {
+  const base = elicitationSchemaFor(EnumsForm, version) as { properties: Record<string, unknown>; required?: string[] };
+  return {
+    ...base,
+    properties: {
+      ...base.properties,
+      legacyEnum: {
+        type: 'string',
+        title: 'Legacy titled single-select',
+        enum: ['opt1', 'opt2', 'opt3'],
+        enumNames: ['Option One', 'Option Two', 'Option Three'],
+      },
+    },
+    required: [...(base.required ?? []), 'legacyEnum'],
+  };
+};
+
+const JSON_SCHEMA_2020_12_INPUT = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  $defs: {
+    address: {
+      type: 'object',
+      properties: { street: { type: 'string' }, city: { type: 'string' } },
+    },
+  },
+  properties: {
+    name: { type: 'string' },
+    address: { $ref: '#/$defs/address' },
+  },
+  additionalProperties: false,
+};
 
 // ---- tools ----------------------------------------------------------------------------------
 
@@ -174,17 +191,18 @@ export class ConformanceTools {
     return `Elicitation completed: ${describeAnswer(answer)}`;
   }
 
+  // The scenario also wants the deprecated `enum` + `enumNames` form, which DTO-built forms
+  // never produce for 2025-11-25 clients: this form is written by hand from the DTO's schema.
   @Tool({ name: 'test_elicitation_sep1330_enums', description: 'Elicitation with every enum variant (SEP-1330)' })
   async elicitationEnums(ctx: Context): Promise<string> {
-    const answer = await ctx.elicit('Please select options from the enum fields', EnumsForm);
+    const requestedSchema = ENUMS_FORM_SCHEMA(ctx.protocolVersion);
+    const answer = await ctx.elicit('Please select options from the enum fields', { requestedSchema });
     return `Elicitation completed: ${describeAnswer(answer)}`;
   }
 
-  // The scenario (json-schema-2020-12) expects this listing's inputSchema to carry "$schema"
-  // and an "address" entry in "$defs". TypeMCP generates schemas from DTOs without "$schema"
-  // and inlines non-recursive nested classes, and a tool cannot declare a raw inputSchema.
-  @Tool({ name: 'json_schema_2020_12_tool', description: 'Tool with JSON Schema 2020-12 features' })
-  jsonSchema2020(input: JsonSchemaInput): string {
+  // The scenario checks that "$schema" and "$defs" reach the client as written.
+  @Tool({ name: 'json_schema_2020_12_tool', description: 'Tool with JSON Schema 2020-12 features', inputSchema: JSON_SCHEMA_2020_12_INPUT })
+  jsonSchema2020(input: Record<string, unknown>): string {
     return `Received ${JSON.stringify(input)}`;
   }
 }

@@ -16,6 +16,7 @@ export type {
 } from './runtime';
 export { Tool, Resource, Prompt, Completion, Description, Title, EnumTitles } from './decorators';
 export { isInsideRoots } from './features/rootsContain';
+export { elicitationSchemaFor } from './features/elicitationSchema';
 export { metadataStore } from './metadata';
 export type {
   Constructor,
@@ -64,7 +65,7 @@ export type {
   Root,
 } from './features/samplingTypes';
 export type { ElicitationResult } from './features/elicitationTypes';
-export type { UrlElicitation } from './runtime/Context';
+export type { UrlElicitation, SchemaElicitation } from './runtime/Context';
 export type { DefinitionErrorCode } from './errors';
 export { StdioTransport, InMemoryTransport, InMemoryEventStore } from './transports';
 export type {

@@ -1,12 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { ClientCapabilityError, InvalidClientResponseError } from '../errors';
 import type { Constructor } from '../metadata';
-import type { Context, UrlElicitation } from '../runtime/Context';
+import type { Context, SchemaElicitation, UrlElicitation } from '../runtime/Context';
+import { compileSchema } from '../validation';
 import { elicitationSchemaFor, readElicitResult } from './elicitationSchema';
 import type { ElicitationResult } from './elicitationTypes';
 
 /** `ctx.elicit()`: form mode from a DTO class, or URL mode. */
-export async function elicit(ctx: Context, message: string, target: Constructor | UrlElicitation): Promise<ElicitationResult<unknown>> {
+export async function elicit(
+  ctx: Context,
+  message: string,
+  target: Constructor | UrlElicitation | SchemaElicitation,
+): Promise<ElicitationResult<unknown>> {
   const capability = ctx.clientCapabilities.elicitation;
   if (ctx.protocolVersion < '2025-06-18' || !capability) {
     throw new ClientCapabilityError(
@@ -15,14 +20,15 @@ export async function elicit(ctx: Context, message: string, target: Constructor 
     );
   }
   const modern = ctx.protocolVersion >= '2025-11-25';
-  if (typeof target === 'function') {
+  if (typeof target === 'function' || 'requestedSchema' in target) {
     // An empty elicitation capability means form mode (the only mode before 2025-11-25).
     if (modern && capability.url && !capability.form) {
       throw new ClientCapabilityError('elicitation.form', 'The client declared only URL-mode elicitation; it cannot show a form');
     }
-    const requestedSchema = elicitationSchemaFor(target, ctx.protocolVersion);
+    const requestedSchema = typeof target === 'function' ? elicitationSchemaFor(target, ctx.protocolVersion) : target.requestedSchema;
     const params: Record<string, unknown> = modern ? { mode: 'form', message, requestedSchema } : { message, requestedSchema };
-    return readElicitResult(target, await ctx.requestClient('elicitation/create', params));
+    const raw = await ctx.requestClient('elicitation/create', params);
+    return typeof target === 'function' ? readElicitResult(target, raw) : readRawResult(requestedSchema, raw);
   }
 
   if (!modern || !capability.url) {
@@ -34,4 +40,31 @@ export async function elicit(ctx: Context, message: string, target: Constructor 
     return raw.action === 'accept' ? { action: 'accept', content: undefined as never } : { action: raw.action };
   }
   throw new InvalidClientResponseError(`Invalid elicitation result from the client: "action" must be accept, decline or cancel; received ${JSON.stringify(raw).slice(0, 300)}`);
+}
+
+const rawCheckers = new WeakMap<object, (value: unknown) => string[]>();
+
+/** Checks an answer to a hand-written form against its schema (`enumNames` is display-only). */
+function readRawResult(schema: Record<string, unknown>, raw: Record<string, unknown>): ElicitationResult<unknown> {
+  if (raw.action === 'decline' || raw.action === 'cancel') return { action: raw.action };
+  if (raw.action !== 'accept') {
+    throw new InvalidClientResponseError(`Invalid elicitation result from the client: "action" must be accept, decline or cancel; received ${JSON.stringify(raw).slice(0, 300)}`);
+  }
+  let check = rawCheckers.get(schema);
+  if (!check) {
+    check = compileSchema(withoutDisplayKeywords(schema));
+    rawCheckers.set(schema, check);
+  }
+  const content = raw.content ?? {};
+  const problems = check(content);
+  if (problems.length > 0) {
+    throw new InvalidClientResponseError(`Invalid elicitation result from the client: ${problems.join('; ')}; received ${JSON.stringify(content).slice(0, 300)}`);
+  }
+  return { action: 'accept', content };
+}
+
+function withoutDisplayKeywords(schema: Record<string, unknown>): Record<string, unknown> {
+  const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const cleaned = Object.fromEntries(Object.entries(properties).map(([name, { enumNames: _shown, ...rest }]) => [name, rest]));
+  return { ...schema, properties: cleaned };
 }

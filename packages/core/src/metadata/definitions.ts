@@ -27,6 +27,11 @@ export interface ToolOptions {
   _meta?: Record<string, unknown>;
   /** Input DTO class; defaults to the method's first parameter type. */
   input?: Constructor;
+  /**
+   * A hand-written JSON Schema (2020-12) for the input, instead of a DTO: listed as given
+   * (`$schema`, `$defs`, … kept), checked with ajv, and passed to the method as a plain object.
+   */
+  inputSchema?: Record<string, unknown>;
   /** Output DTO class: the result becomes `structuredContent` and the listing gets `outputSchema`. */
   output?: Constructor;
   /** MIME type of binary (`Uint8Array`) results. */

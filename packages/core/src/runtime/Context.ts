@@ -22,8 +22,13 @@ export interface RequestChannel {
 /** The client features a handler may use; implemented in features/, supplied by the server. */
 export interface ClientFeatures {
   sample(ctx: Context, request: SampleRequest): Promise<SampleResult | ToolLoopResult>;
-  elicit(ctx: Context, message: string, target: Constructor | UrlElicitation): Promise<ElicitationResult<unknown>>;
+  elicit(ctx: Context, message: string, target: Constructor | UrlElicitation | SchemaElicitation): Promise<ElicitationResult<unknown>>;
   roots(ctx: Context): Promise<Root[]>;
+}
+
+/** A form described by a hand-written `requestedSchema` instead of a DTO; the answer stays a plain object. */
+export interface SchemaElicitation {
+  requestedSchema: Record<string, unknown>;
 }
 
 /** URL-mode elicitation: send the user to a page (2025-11-25, `elicitation.url`). */
@@ -141,11 +146,13 @@ export class Context {
 
   /**
    * Asks the user for input (`elicitation/create`). With a DTO class, a form generated from it;
-   * an accepted answer is validated and converted into an instance. With `{ url }`, URL mode.
+   * an accepted answer is validated and converted into an instance. With `{ requestedSchema }`,
+   * a hand-written form whose answer is checked against it. With `{ url }`, URL mode.
    */
   elicit<T>(message: string, dto: Constructor<T>): Promise<ElicitationResult<T>>;
   elicit(message: string, url: UrlElicitation): Promise<ElicitationResult<never>>;
-  elicit(message: string, target: Constructor | UrlElicitation): Promise<ElicitationResult<unknown>> {
+  elicit(message: string, form: SchemaElicitation): Promise<ElicitationResult<Record<string, unknown>>>;
+  elicit(message: string, target: Constructor | UrlElicitation | SchemaElicitation): Promise<ElicitationResult<unknown>> {
     return this.init.client.elicit(this, message, target);
   }
 

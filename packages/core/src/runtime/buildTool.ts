@@ -43,9 +43,14 @@ export function buildTool(definition: ToolDefinition, provider: Constructor): Re
     throw new DefinitionError('INVALID_OPTION', `${where}: @Tool must decorate a method`);
   }
 
-  const { parameters, inputType } = planParameters(definition, where, method.length);
-  const inputSchema = inputType ? schemaForDto(inputType) : EMPTY_INPUT_SCHEMA;
-  const inputValidator = inputType ? compileDtoValidator(inputType) : undefined;
+  if (options.inputSchema && options.input) {
+    throw new DefinitionError('INVALID_OPTION', `${where}: give either input (a DTO class) or inputSchema (a JSON Schema), not both`);
+  }
+  const { parameters, inputType } = options.inputSchema
+    ? { parameters: planRawParameters(definition), inputType: undefined }
+    : planParameters(definition, where, method.length);
+  const inputSchema = options.inputSchema ?? (inputType ? schemaForDto(inputType) : EMPTY_INPUT_SCHEMA);
+  const inputValidator = options.inputSchema ? rawValidator(options.inputSchema, where) : inputType ? compileDtoValidator(inputType) : undefined;
   const outputSchema = options.output ? schemaForDto(options.output) : undefined;
   const outputValidator = outputSchema ? compileSchema(outputSchema) : undefined;
 
@@ -105,6 +110,28 @@ function planParameters(
   // The method may take no input parameter (only the Context): the arguments are still checked.
   if (!inputType && options.input) inputType = options.input;
   return { parameters, inputType };
+}
+
+/** With a hand-written schema, the first parameter that is not the Context takes the input. */
+function planRawParameters(definition: ToolDefinition): ParameterSource[] {
+  const types = definition.paramTypes;
+  if (!types) return ['input', 'context'];
+  return types.map((type): ParameterSource => (type === Context ? 'context' : 'input'));
+}
+
+function rawValidator(schema: JsonSchema, where: string): DtoValidator<unknown> {
+  let check: SchemaValidator;
+  try {
+    check = compileSchema(schema);
+  } catch (error) {
+    throw new DefinitionError('INVALID_OPTION', `${where}: inputSchema does not compile as JSON Schema 2020-12: ${(error as Error).message}`);
+  }
+  return {
+    validate: (args) => {
+      const errors = check(args);
+      return errors.length === 0 ? { ok: true, value: args } : { ok: false, errors };
+    },
+  };
 }
 
 function describeType(type: unknown): string {

@@ -446,3 +446,47 @@ describe('declaration edge cases', () => {
     expect(client.received.some((r) => r.message.method === 'notifications/tools/list_changed')).toBe(false);
   });
 });
+
+describe('hand-written input schemas', () => {
+  const schema = {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    $defs: { address: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+    properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+    required: ['name'],
+    additionalProperties: false,
+  };
+
+  class Raw {
+    @Tool({ inputSchema: schema }) save(input: Record<string, unknown>, ctx: Context): string {
+      return `${JSON.stringify(input)} via ${ctx.method}`;
+    }
+  }
+
+  it('lists the schema as written, checks arguments against it, and passes them as they came', async () => {
+    const client = await connect(new McpServer({ name: 'raw', version: '1', providers: [Raw] }));
+    const { result } = await client.request('tools/list');
+    expect(result.tools[0].inputSchema).toEqual(schema);
+    const ok = await client.request('tools/call', { name: 'save', arguments: { name: 'Ada', address: { city: 'London' } } });
+    expect(ok.result.content[0].text).toBe('{"name":"Ada","address":{"city":"London"}} via tools/call');
+    const bad = await client.request('tools/call', { name: 'save', arguments: { address: {} } });
+    expect(bad.result.isError).toBe(true);
+    expect(bad.result.content[0].text).toContain('name');
+    expect(bad.result.content[0].text).toContain('city');
+  });
+
+  it('refuses a schema that does not compile, and input together with inputSchema', () => {
+    class Broken {
+      @Tool({ inputSchema: { type: 'object', properties: { a: { type: 'strnig' } } } }) run(): string {
+        return '';
+      }
+    }
+    expect(() => new McpServer({ name: 'x', version: '1', providers: [Broken] })).toThrow(/Broken\.run: inputSchema does not compile/);
+    class Both {
+      @Tool({ inputSchema: schema, input: PathInput }) run(): string {
+        return '';
+      }
+    }
+    expect(() => new McpServer({ name: 'x', version: '1', providers: [Both] })).toThrow(/either input .* or inputSchema/);
+  });
+});

@@ -10,6 +10,7 @@ import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/type
 import { connectSdkClient } from '../../../../test-support/sdkClient';
 import { stdioServerParams } from '../../../../test-support/spawnServer';
 import { expectValidServerMessages } from '../../../../test-support/specSchema';
+import { Context, McpServer, Tool } from '@typemcp/core';
 import { createServer } from './fixtures/clientFeaturesServer';
 
 const fixture = path.join(__dirname, 'fixtures', 'clientFeaturesServer.ts');
@@ -120,5 +121,42 @@ describe.each(channels)('elicitation and roots with the official SDK client as h
     }
     expect(RootsListChangedNotificationSchema).toBeDefined();
     expectValidServerMessages('2025-06-18', recorder.received);
+  });
+});
+
+describe('elicitation with a hand-written form', () => {
+  it('sends the schema as written and checks the answer against it', async () => {
+    const requestedSchema = {
+      type: 'object',
+      properties: { size: { type: 'string', enum: ['s', 'm'], enumNames: ['Small', 'Medium'] } },
+      required: ['size'],
+    };
+    class Shop {
+      @Tool() async pick(ctx: Context): Promise<string> {
+        try {
+          const answer = await ctx.elicit('Pick a size', { requestedSchema });
+          return JSON.stringify(answer);
+        } catch (error) {
+          return `${(error as Error).name}: ${(error as Error).message}`;
+        }
+      }
+    }
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await new McpServer({ name: 'shop', version: '1', providers: [Shop] }).connect(serverSide as never);
+    const { client, recorder } = await connectSdkClient(clientSide, { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } } });
+    const answers: ElicitResult[] = [{ action: 'accept', content: { size: 'm' } }, { action: 'accept', content: { size: 'xl' } }];
+    const seen: ElicitRequest['params'][] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      seen.push(request.params);
+      return answers.shift()!;
+    });
+    try {
+      expect(textOf(await client.callTool({ name: 'pick' }))).toBe('{"action":"accept","content":{"size":"m"}}');
+      expect(seen[0]).toEqual({ mode: 'form', message: 'Pick a size', requestedSchema });
+      expect(textOf(await client.callTool({ name: 'pick' }))).toMatch(/^InvalidClientResponseError: .*size/);
+    } finally {
+      await client.close();
+    }
+    expectValidServerMessages('2025-11-25', recorder.received);
   });
 });
