@@ -287,8 +287,9 @@ export class McpServer {
   }
 
   /**
-   * Serves over stdio. Resolves once listening; the process ends when stdin closes (after
-   * in-flight requests finish) or on SIGINT/SIGTERM.
+   * Serves over stdio (resolves once listening; the process ends when stdin closes, after
+   * in-flight requests finish) or over HTTP on 127.0.0.1 by default (resolves with the
+   * address). Both close cleanly on SIGINT/SIGTERM unless `handleSignals: false`.
    */
   async listen(options: StdioListenOptions): Promise<void>;
   async listen(options: HttpListenOptions): Promise<ListenAddress>;

@@ -260,3 +260,75 @@ describe('mounting', () => {
     }
   });
 });
+
+/** The JSON-RPC response in a POST's answer, whether sent as JSON or on an SSE stream. */
+async function responseOf(response: Response): Promise<{ id: unknown; result: { content: Array<{ text: string }> } }> {
+  const text = await response.text();
+  if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) return JSON.parse(text);
+  const messages = [...text.matchAll(/^data: (.+)$/gm)].map((m) => JSON.parse(m[1]));
+  return messages.find((m) => 'result' in m || 'error' in m);
+}
+
+describe('Streamable HTTP isolation and shutdown', () => {
+  async function open(url: URL) {
+    const response = await post(url, initialize);
+    const sessionId = response.headers.get('mcp-session-id')!;
+    await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': sessionId });
+    return sessionId;
+  }
+
+  it("does not replay another session's stream", async () => {
+    const { url } = await serve();
+    const a = await open(url);
+    const b = await open(url);
+    const response = await post(url, { jsonrpc: '2.0', id: 'w', method: 'tools/call', params: { name: 'work', arguments: { steps: 2 }, _meta: { progressToken: 'p' } } }, { 'mcp-session-id': a });
+    const text = await response.text();
+    const eventId = /id: (\S+)/.exec(text)![1];
+    const stolen = await fetch(url, { headers: { accept: 'text/event-stream', 'last-event-id': eventId, 'mcp-session-id': b } });
+    expect(stolen.status).toBe(404);
+    const own = await fetch(url, { headers: { accept: 'text/event-stream', 'last-event-id': eventId, 'mcp-session-id': a } });
+    expect(own.status).toBe(200);
+    expect(await own.text()).toContain('"progress":2');
+  });
+
+  it('refuses a request id that another POST of the session is still answering', async () => {
+    const { url } = await serve();
+    const sessionId = await open(url);
+    const slow = post(url, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'work', arguments: { steps: 10 } } }, { 'mcp-session-id': sessionId });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const clash = await post(url, { jsonrpc: '2.0', id: 7, method: 'ping' }, { 'mcp-session-id': sessionId });
+    expect(clash.status).toBe(409);
+    const answer = await responseOf(await slow);
+    expect(answer.id).toBe(7);
+    expect(answer.result.content[0].text).toBe('worked 10');
+  });
+
+  it('answers a POST of invalid messages with 400', async () => {
+    const { url } = await serve();
+    const sessionId = await open(url);
+    const response = await post(url, { jsonrpc: '2.0', id: 3 }, { 'mcp-session-id': sessionId });
+    expect(response.status).toBe(400);
+  });
+
+  it('forgets a legacy SSE session when its stream closes', async () => {
+    const { url } = await serve();
+    const controller = new AbortController();
+    const stream = await fetch(new URL('/sse', url), { headers: { accept: 'text/event-stream' }, signal: controller.signal });
+    const reader = stream.body!.getReader();
+    const endpoint = /data: (\S+)/.exec(new TextDecoder().decode((await reader.read()).value))![1];
+    controller.abort();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const late = await post(new URL(endpoint, url), { jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(late.status).toBe(404);
+  });
+
+  it('lets in-flight stateless requests finish on close()', async () => {
+    const { server, url } = await serve({ stateless: true });
+    const call = post(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'work', arguments: { steps: 20 } } }, { 'mcp-protocol-version': '2025-11-25' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await server.close();
+    servers.splice(servers.indexOf(server), 1);
+    const answer = await responseOf(await call);
+    expect(answer.result.content[0].text).toBe('worked 20');
+  });
+});

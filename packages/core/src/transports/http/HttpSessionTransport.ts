@@ -22,6 +22,7 @@ class Exchange {
     private readonly batch: boolean,
     private readonly headers: Record<string, string>,
     private readonly eventStore: EventStore | undefined,
+    private readonly streamPrefix: string,
     private readonly onDone: (exchange: Exchange) => void,
   ) {
     this.waiting = new Set(requestIds);
@@ -70,7 +71,7 @@ class Exchange {
 
   private upgrade(): void {
     if (this.stream) return;
-    this.stream = new SseStream(randomUUID(), this.eventStore);
+    this.stream = new SseStream(`${this.streamPrefix}${randomUUID()}`, this.eventStore);
     this.stream.attach(this.res, this.headers);
     for (const earlier of this.answers.splice(0)) this.stream.send(earlier);
   }
@@ -107,6 +108,8 @@ export class HttpSessionTransport implements Transport {
   constructor(
     readonly sessionId: string | undefined,
     private readonly eventStore: EventStore | undefined,
+    /** Called once when the session ends, whoever ends it (onclose belongs to the connection). */
+    private readonly onEnded?: () => void,
   ) {}
 
   async start(): Promise<void> {}
@@ -115,12 +118,23 @@ export class HttpSessionTransport implements Transport {
     return this.exchanges.size > 0;
   }
 
-  /** Delivers a POST carrying at least one request; its responses will answer `res`. */
-  deliverRequests(body: unknown, requestIds: RequestId[], res: ServerResponse, headers: Record<string, string>): void {
+  /** True when a request with this id is still being answered on another POST. */
+  inProgress(id: RequestId): boolean {
+    return [...this.exchanges].some((e) => e.waitsFor(id));
+  }
+
+  /**
+   * Delivers a POST carrying at least one request; its responses will answer `res`. Resolves
+   * once they have all been written.
+   */
+  deliverRequests(body: unknown, requestIds: RequestId[], res: ServerResponse, headers: Record<string, string>): Promise<void> {
     this.lastActivity = Date.now();
-    const exchange = new Exchange(res, requestIds, Array.isArray(body), headers, this.eventStore, (done) => {
-      this.exchanges.delete(done);
+    let answered!: () => void;
+    const done = new Promise<void>((resolve) => (answered = resolve));
+    const exchange = new Exchange(res, requestIds, Array.isArray(body), headers, this.eventStore, this.streamPrefix, (finished) => {
+      this.exchanges.delete(finished);
       this.lastActivity = Date.now();
+      answered();
     });
     this.exchanges.add(exchange);
     this.delivering = exchange;
@@ -129,6 +143,12 @@ export class HttpSessionTransport implements Transport {
     } finally {
       this.delivering = undefined;
     }
+    return done;
+  }
+
+  /** Stream ids start with the session id, so a session replays only its own streams. */
+  private get streamPrefix(): string {
+    return `${this.sessionId ?? 'stateless'}.`;
   }
 
   /** Delivers a POST of notifications and responses only (answered 202 by the caller). */
@@ -141,7 +161,7 @@ export class HttpSessionTransport implements Transport {
   openStandalone(res: ServerResponse, headers: Record<string, string>): boolean {
     this.lastActivity = Date.now();
     if (this.standalone?.attached) return false;
-    this.standalone ??= new SseStream(randomUUID(), this.eventStore);
+    this.standalone ??= new SseStream(`${this.streamPrefix}${randomUUID()}`, this.eventStore);
     this.standalone.attach(res, headers);
     return true;
   }
@@ -149,18 +169,14 @@ export class HttpSessionTransport implements Transport {
   /** Resumes a stream after `lastEventId` on `res`; false when the event is unknown. */
   async resume(lastEventId: string, res: ServerResponse, headers: Record<string, string>): Promise<boolean> {
     if (!this.eventStore) return false;
-    let started = false;
-    const start = () => {
-      if (started) return;
-      started = true;
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', ...headers });
-    };
+    const missed: string[] = [];
     const streamId = await this.eventStore.replayAfter(lastEventId, (eventId, message) => {
-      start();
-      res.write(`id: ${eventId}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`);
+      missed.push(`id: ${eventId}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`);
     });
-    if (streamId === undefined) return false;
-    start();
+    // Another session's stream is as unknown to this one as a forgotten event.
+    if (streamId === undefined || !streamId.startsWith(this.streamPrefix)) return false;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', ...headers });
+    for (const event of missed) res.write(event);
     const exchange = [...this.exchanges].find((e) => e.streamId === streamId);
     if (exchange) exchange.resumeOn(res);
     else if (this.standalone?.id === streamId) this.standalone.attach(res, headers);
@@ -179,6 +195,7 @@ export class HttpSessionTransport implements Transport {
     this.closed = true;
     for (const exchange of [...this.exchanges]) exchange.abort();
     this.standalone?.end();
+    this.onEnded?.();
     this.onclose?.();
   }
 

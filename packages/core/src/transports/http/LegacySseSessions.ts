@@ -19,6 +19,8 @@ class LegacySseTransport implements Transport {
   constructor(
     readonly sessionId: string,
     private readonly stream: SseStream,
+    /** Called once when the session ends (onclose belongs to the connection). */
+    private readonly onEnded: () => void,
   ) {}
 
   async start(): Promise<void> {}
@@ -31,6 +33,7 @@ class LegacySseTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     this.stream.end();
+    this.onEnded();
     this.onclose?.();
   }
 }
@@ -59,10 +62,16 @@ export class LegacySseSessions {
 
   async handle(req: IncomingMessage, res: ServerResponse, pathname: string, readJson: () => Promise<unknown>): Promise<void> {
     if (pathname === this.ssePath) {
-      if (req.method !== 'GET') throw new HttpError(405, `Method ${req.method} not allowed on ${this.ssePath}`);
+      if (req.method !== 'GET') {
+        res.setHeader('allow', 'GET');
+        throw new HttpError(405, `Method ${req.method} not allowed on ${this.ssePath}`);
+      }
       return this.open(req, res);
     }
-    if (req.method !== 'POST') throw new HttpError(405, `Method ${req.method} not allowed on ${this.messagesPath}`);
+    if (req.method !== 'POST') {
+      res.setHeader('allow', 'POST');
+      throw new HttpError(405, `Method ${req.method} not allowed on ${this.messagesPath}`);
+    }
     const sessionId = new URL(req.url ?? '/', 'http://localhost').searchParams.get('sessionId');
     if (!sessionId) throw new HttpError(400, 'Bad Request: the sessionId query parameter is required');
     const transport = this.sessions.get(sessionId);
@@ -79,8 +88,7 @@ export class LegacySseSessions {
   private async open(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const sessionId = randomUUID();
     const stream = new SseStream(sessionId, undefined);
-    const transport = new LegacySseTransport(sessionId, stream);
-    transport.onclose = () => this.sessions.delete(sessionId);
+    const transport = new LegacySseTransport(sessionId, stream, () => this.sessions.delete(sessionId));
     stream.attach(res);
     res.on('close', () => void transport.close());
     this.sessions.set(sessionId, transport);

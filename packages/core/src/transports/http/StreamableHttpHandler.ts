@@ -126,8 +126,9 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     if (!contentType.includes('application/json')) throw new HttpError(415, 'Unsupported Media Type: the body must be application/json');
 
     const messages = (Array.isArray(payload) ? payload : [payload]) as Message[];
-    if (messages.length === 0 || messages.some((m) => typeof m !== 'object' || m === null)) {
-      throw new HttpError(400, 'Invalid Request: expected a JSON-RPC message or batch', -32600);
+    const isMessage = (m: Message) => typeof m === 'object' && m !== null && ('method' in m || 'result' in m || 'error' in m);
+    if (messages.length === 0 || !messages.every(isMessage)) {
+      throw new HttpError(400, 'Invalid Request: expected JSON-RPC messages (each with "method", "result" or "error")', -32600);
     }
     const initialize = messages.some((m) => m.method === 'initialize');
     if (initialize && messages.length > 1) throw new HttpError(400, 'Invalid Request: initialize must be sent alone', -32600);
@@ -140,8 +141,7 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
       await host.connect(transport, initialize ? {} : { assumeProtocolVersion: protocolVersionOf(req) });
     } else if (initialize) {
       const sessionId = randomUUID();
-      transport = new HttpSessionTransport(sessionId, eventStore);
-      transport.onclose = () => sessions.delete(sessionId);
+      transport = new HttpSessionTransport(sessionId, eventStore, () => sessions.delete(sessionId));
       await host.connect(transport);
       sessions.set(sessionId, transport);
       headers['mcp-session-id'] = sessionId;
@@ -156,8 +156,13 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
       if (options.stateless) void transport.close();
       return;
     }
+    const busy = requestIds.find((id) => transport.inProgress(id));
+    if (busy !== undefined) {
+      throw new HttpError(409, `Invalid Request: request id ${JSON.stringify(busy)} is already in use by a request in progress`, -32600);
+    }
     if (options.stateless) res.on('close', () => void transport.close());
-    transport.deliverRequests(payload, requestIds, res, headers);
+    // Awaited, so close() lets this request finish within its grace period.
+    await transport.deliverRequests(payload, requestIds, res, headers);
   }
 
   async function get(req: IncomingMessage, res: ServerResponse): Promise<void> {
