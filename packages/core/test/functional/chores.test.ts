@@ -1,21 +1,9 @@
 import 'reflect-metadata';
 import { IsInt, Min } from 'class-validator';
 import { Context, McpServer, Tool } from '@typemcp/core';
-import { expectValidServerMessages } from '../../../../test-support/specSchema';
-import { RawClient } from './rawClient';
+import { checkedClients, RawClient } from './rawClient';
 
-const tracked: Array<{ client: RawClient; version: string }> = [];
-async function connect(server: McpServer, version = '2025-11-25'): Promise<RawClient> {
-  const client = await RawClient.initialized(server, version);
-  tracked.push({ client, version });
-  return client;
-}
-afterEach(async () => {
-  for (const { client, version } of tracked.splice(0)) {
-    expectValidServerMessages(version, client.received);
-    await client.close();
-  }
-});
+const connect = checkedClients();
 
 /** A provider class with `count` tools named t000, t001, … */
 function manyTools(count: number, prefix = 't'): new () => object {

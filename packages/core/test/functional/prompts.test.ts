@@ -1,8 +1,7 @@
 import 'reflect-metadata';
 import { IsIn, IsOptional, IsString } from 'class-validator';
 import { Completion, Context, DefinitionError, Description, McpServer, Prompt } from '@typemcp/core';
-import { expectValidServerMessages } from '../../../../test-support/specSchema';
-import { RawClient } from './rawClient';
+import { checkedClients } from './rawClient';
 
 class ReviewArgs {
   @IsString() @Description('The code to review') code!: string;
@@ -50,18 +49,7 @@ class ManyValues {
   }
 }
 
-const tracked: Array<{ client: RawClient; version: string }> = [];
-async function connect(server: McpServer, version = '2025-11-25'): Promise<RawClient> {
-  const client = await RawClient.initialized(server, version);
-  tracked.push({ client, version });
-  return client;
-}
-afterEach(async () => {
-  for (const { client, version } of tracked.splice(0)) {
-    expectValidServerMessages(version, client.received);
-    await client.close();
-  }
-});
+const connect = checkedClients();
 
 const newServer = () => new McpServer({ name: 'prompts', version: '1', providers: [ReviewPrompts, ManyValues] });
 

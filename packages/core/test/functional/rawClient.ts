@@ -1,5 +1,6 @@
 import { InMemoryTransport } from '@typemcp/core';
 import type { McpServer } from '@typemcp/core';
+import { expectValidServerMessages } from '../../../../test-support/specSchema';
 
 type Message = Record<string, any>;
 
@@ -94,4 +95,23 @@ export class RawClient {
   async close(): Promise<void> {
     await this.transport.close();
   }
+}
+
+/**
+ * Initialized clients for one test file: each is checked against the official schema of its
+ * version and closed after every test.
+ */
+export function checkedClients(): (server: McpServer, version?: string, capabilities?: Message) => Promise<RawClient> {
+  const open: Array<{ client: RawClient; version: string }> = [];
+  afterEach(async () => {
+    for (const { client, version } of open.splice(0)) {
+      expectValidServerMessages(version, client.received.filter((r) => !('batch' in r.message)));
+      await client.close();
+    }
+  });
+  return async (server, version = '2025-11-25', capabilities = {}) => {
+    const client = await RawClient.initialized(server, version, capabilities);
+    open.push({ client, version });
+    return client;
+  };
 }

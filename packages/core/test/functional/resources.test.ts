@@ -1,8 +1,7 @@
 import 'reflect-metadata';
 import { Completion, Context, McpServer, Resource } from '@typemcp/core';
 import type { ResourceListing } from '@typemcp/core';
-import { expectValidServerMessages } from '../../../../test-support/specSchema';
-import { RawClient } from './rawClient';
+import { checkedClients } from './rawClient';
 
 const DOCS: Record<string, string> = { intro: 'Hello', guide: 'Read me', 'a b': 'spaced' };
 
@@ -42,18 +41,7 @@ class DocResources {
   }
 }
 
-const tracked: Array<{ client: RawClient; version: string }> = [];
-async function connect(server: McpServer, version = '2025-11-25'): Promise<RawClient> {
-  const client = await RawClient.initialized(server, version);
-  tracked.push({ client, version });
-  return client;
-}
-afterEach(async () => {
-  for (const { client, version } of tracked.splice(0)) {
-    expectValidServerMessages(version, client.received);
-    await client.close();
-  }
-});
+const connect = checkedClients();
 
 const newServer = () => new McpServer({ name: 'docs', version: '1', providers: [DocResources] });
 

@@ -12,8 +12,7 @@ import {
   InvalidClientResponseError,
 } from '@typemcp/core';
 import type { SampleRequest } from '@typemcp/core';
-import { expectValidServerMessages } from '../../../../test-support/specSchema';
-import { RawClient } from './rawClient';
+import { checkedClients, RawClient } from './rawClient';
 
 const text = (t: string) => ({ type: 'text' as const, text: t });
 const ask: SampleRequest = { messages: [{ role: 'user', content: text('hi') }], maxTokens: 10 };
@@ -58,18 +57,10 @@ class Agent {
 }
 
 const newServer = () => new McpServer({ name: 'agent', version: '1', providers: [Agent], requestTimeoutMs: 2000 });
-const tracked: Array<{ client: RawClient; version: string }> = [];
-async function connect(capabilities: Record<string, unknown>, version = '2025-11-25'): Promise<RawClient> {
-  const client = await RawClient.initialized(newServer(), version, capabilities);
-  tracked.push({ client, version });
-  return client;
-}
-afterEach(async () => {
+const checked = checkedClients();
+const connect = (capabilities: Record<string, unknown>, version = '2025-11-25') => checked(newServer(), version, capabilities);
+afterEach(() => {
   nextRequest = ask;
-  for (const { client, version } of tracked.splice(0)) {
-    expectValidServerMessages(version, client.received);
-    await client.close();
-  }
 });
 
 const sent = (client: RawClient, method = 'sampling/createMessage') => client.received.filter((r) => r.message.method === method).map((r) => r.message);
@@ -268,8 +259,7 @@ describe('answers that break the tool rules', () => {
     ['a tool_result from the model', [{ type: 'tool_result', toolUseId: 'a', content: [] }], 'the model answered with a tool_result'],
   ])('refuses %s before running any tool', async (_label, content, problem) => {
     const server = new McpServer({ name: 'agent', version: '1', providers: [Agent], debug: true, onError: () => undefined });
-    const client = await RawClient.initialized(server, '2025-11-25', { sampling: { tools: {} } });
-    tracked.push({ client, version: '2025-11-25' });
+    const client = await checked(server, '2025-11-25', { sampling: { tools: {} } });
     client.onRequest = (request) => ({ jsonrpc: '2.0', id: request.id, result: { role: 'assistant', content, model: 'm', stopReason: 'toolUse' } });
     const { result } = await client.request('tools/call', { name: 'loop' });
     expect(result.isError).toBe(true);

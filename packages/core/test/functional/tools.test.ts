@@ -3,8 +3,7 @@ import { Type } from 'class-transformer';
 import { IsEnum, IsInt, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
 import { injectable, container as rootContainer } from 'tsyringe';
 import { Context, DefinitionError, Description, InvalidParamsError, McpServer, Tool, ToolError } from '@typemcp/core';
-import { expectValidServerMessages } from '../../../../test-support/specSchema';
-import { RawClient } from './rawClient';
+import { checkedClients, RawClient } from './rawClient';
 
 enum Color {
   Red = 'red',
@@ -66,18 +65,7 @@ class PaintTools {
   }
 }
 
-const tracked: Array<{ client: RawClient; version: string }> = [];
-async function connect(server: McpServer, version = '2025-11-25'): Promise<RawClient> {
-  const client = await RawClient.initialized(server, version);
-  tracked.push({ client, version });
-  return client;
-}
-afterEach(async () => {
-  for (const { client, version } of tracked.splice(0)) {
-    expectValidServerMessages(version, client.received.filter((r) => !('batch' in r.message)));
-    await client.close();
-  }
-});
+const connect = checkedClients();
 
 const paintServer = (debug = false) =>
   new McpServer({ name: 'paint', version: '1', providers: [PaintTools], debug, onError: () => undefined });
