@@ -1,0 +1,73 @@
+'use strict';
+/**
+ * A raw Streamable HTTP load generator: `clients` concurrent loops, each POSTing one JSON-RPC
+ * request at a time over a keep-alive node:http Agent, checking the status and a substring.
+ */
+const http = require('node:http');
+const { performance } = require('node:perf_hooks');
+const { PROTOCOL_VERSION } = require('./stdio');
+
+function post(agent, port, body) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': PROTOCOL_VERSION,
+          'content-length': Buffer.byteLength(body),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode, text }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** `count` requests from `clients` concurrent clients; resolves with elapsed ms, latencies, failures. */
+async function load({ port, clients, count, bodyFor, check, timeoutMs }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
+  const latencies = new Float64Array(count);
+  let issued = 0;
+  let bad = 0;
+  let badSample;
+  const deadline = performance.now() + timeoutMs;
+  const startedAt = performance.now();
+  const worker = async () => {
+    while (issued < count) {
+      if (performance.now() > deadline) throw new Error(`HTTP load timed out after ${timeoutMs} ms (${issued}/${count} issued)`);
+      const index = issued++;
+      const t0 = performance.now();
+      const { status, text } = await post(agent, port, bodyFor(index + 1));
+      latencies[index] = performance.now() - t0;
+      if (status !== 200 || !check(text)) {
+        bad++;
+        badSample ??= `${status} ${text.slice(0, 300)}`;
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: clients }, worker));
+  } finally {
+    agent.destroy();
+  }
+  return { ms: performance.now() - startedAt, latencies, bad, badSample };
+}
+
+function echoBody(id) {
+  return `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`;
+}
+
+module.exports = { load, post, echoBody };

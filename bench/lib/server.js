@@ -1,0 +1,99 @@
+'use strict';
+/**
+ * Starting and stopping bench servers. Every process is started here and stopped by its PID
+ * (ChildProcess.kill signals that PID); `stopAll` ends whatever is still alive when the bench
+ * stops early.
+ */
+const { spawn } = require('node:child_process');
+const { performance } = require('node:perf_hooks');
+
+const live = new Set();
+
+function startServer(variant, { http = false, env = {}, nodeArgs = [] } = {}) {
+  const args = [...nodeArgs, variant.script];
+  if (http) args.push('--http');
+  const spawnedAt = performance.now();
+  const child = spawn(process.execPath, args, {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  live.add(child);
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (text) => {
+    stderr = (stderr + text).slice(-4000);
+  });
+  const exited = new Promise((resolve) => {
+    child.once('exit', (code, signal) => {
+      live.delete(child);
+      resolve({ code, signal });
+    });
+  });
+  child.on('error', () => {});
+  child.stdin.on('error', () => {});
+  return {
+    child,
+    pid: child.pid,
+    spawnedAt,
+    exited,
+    get stderr() {
+      return stderr;
+    },
+    get alive() {
+      return child.exitCode === null && child.signalCode === null;
+    },
+  };
+}
+
+function waitOrTimeout(promise, ms) {
+  let timer;
+  return Promise.race([promise, new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)))]).finally(() =>
+    clearTimeout(timer),
+  );
+}
+
+/** Ends stdin, then SIGTERM, then SIGKILL — each to this PID only, a bounded wait between. */
+async function stopServer(server) {
+  const { child } = server;
+  if (!server.alive) return server.exited;
+  child.stdin.end();
+  if ((await waitOrTimeout(server.exited, 1500)) !== 'timeout') return server.exited;
+  child.kill('SIGTERM');
+  if ((await waitOrTimeout(server.exited, 3000)) !== 'timeout') return server.exited;
+  child.kill('SIGKILL');
+  await waitOrTimeout(server.exited, 3000);
+  return server.exited;
+}
+
+function stopAll() {
+  for (const child of live) {
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Resolves with the port an HTTP bench server prints ("LISTENING <port>"). */
+function listeningPort(server, timeoutMs = 20000) {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`no LISTENING line within ${timeoutMs} ms; stderr: ${server.stderr}`)), timeoutMs);
+    server.child.stdout.setEncoding('utf8');
+    server.child.stdout.on('data', (chunk) => {
+      text += chunk;
+      const match = /LISTENING (\d+)/.exec(text);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+    server.exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${code ?? signal}) before listening; stderr: ${server.stderr}`));
+    });
+  });
+}
+
+module.exports = { startServer, stopServer, stopAll, listeningPort };

@@ -1,0 +1,464 @@
+'use strict';
+/**
+ * TypeMCP benchmark: the same small MCP server (one `echo` tool with input {text: string}, one
+ * resource, one prompt) built three ways — a hand-written Node floor, the official SDK, and
+ * TypeMCP — measured side by side in the same run, variants alternating within every phase
+ * and their order rotating from round to round. Each figure is the median over rounds; each
+ * ratio is the median of the per-round ratios (the variants of one round ran back to back).
+ *
+ *   npm run bench                  builds, then runs this (about 4 minutes on 2 idle cores)
+ *   node bench/run.js              runs on what is already built (bench/dist, packages/core/dist)
+ *
+ * Environment (defaults in parentheses):
+ *   BENCH_ROUNDS (10)         rounds; each runs every phase for every variant
+ *   BENCH_CALLS (100000)      measured tools/call requests per round, BENCH_INFLIGHT (64) in flight
+ *   BENCH_WARMUP (10000)      unmeasured calls before them
+ *   BENCH_RSS_CALLS (20000)   RSS is read once this many calls, warmup included, were answered
+ *   BENCH_SEQ (2000)          sequential calls (one at a time) for latency, after BENCH_SEQ_WARMUP (500)
+ *   BENCH_INVALID (20000)     calls with a wrong argument type, 64 in flight
+ *   BENCH_COLD (3)            extra cold starts per variant per round
+ *   BENCH_LIST_TOOLS (1000)   tools added for the tools/list figures; BENCH_LIST_WALKS (5) walks each
+ *   BENCH_HTTP (10000)        measured stateless HTTP requests per round, from BENCH_HTTP_CLIENTS (32)
+ *   BENCH_HTTP_WARMUP (2000)  unmeasured HTTP requests before them
+ *   BENCH_VARIANTS            comma-separated subset of floor,sdk,typemcp
+ *   BENCH_OUT                 results file (bench/results/latest.json); a .md table is written beside it
+ */
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { performance } = require('node:perf_hooks');
+const { median, percentile } = require('./lib/stats');
+const { cpuMs, cpuSource, rssKiB, clockTicks } = require('./lib/proc');
+const { startServer, stopServer, stopAll, listeningPort } = require('./lib/server');
+const { StdioClient, callLine, isSuccess, isToolError } = require('./lib/stdio');
+const httpLoad = require('./lib/http');
+
+const env = (name, fallback) => {
+  const value = process.env[name];
+  if (value === undefined || value === '') return fallback;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0) throw new Error(`${name} must be a non-negative integer, not ${JSON.stringify(value)}`);
+  return number;
+};
+
+const config = {
+  rounds: Math.max(1, env('BENCH_ROUNDS', 10)),
+  calls: Math.max(1, env('BENCH_CALLS', 100000)),
+  rssCalls: Math.max(1, env('BENCH_RSS_CALLS', 20000)),
+  warmup: env('BENCH_WARMUP', 10000),
+  inFlight: Math.max(1, env('BENCH_INFLIGHT', 64)),
+  sequential: Math.max(1, env('BENCH_SEQ', 2000)),
+  sequentialWarmup: env('BENCH_SEQ_WARMUP', 500),
+  invalid: Math.max(1, env('BENCH_INVALID', 20000)),
+  coldStarts: env('BENCH_COLD', 3),
+  listTools: env('BENCH_LIST_TOOLS', 1000),
+  listWalks: Math.max(1, env('BENCH_LIST_WALKS', 5)),
+  httpRequests: Math.max(1, env('BENCH_HTTP', 10000)),
+  httpClients: Math.max(1, env('BENCH_HTTP_CLIENTS', 32)),
+  httpWarmup: env('BENCH_HTTP_WARMUP', 2000),
+};
+
+const ROOT = path.resolve(__dirname, '..');
+const ALL_VARIANTS = [
+  { key: 'floor', script: path.join(__dirname, 'servers', 'floor.js') },
+  { key: 'sdk', script: path.join(__dirname, 'servers', 'sdk.js') },
+  { key: 'typemcp', script: path.join(__dirname, 'dist', 'typemcp.js') },
+];
+const wanted = (process.env.BENCH_VARIANTS ?? 'floor,sdk,typemcp').split(',').map((s) => s.trim());
+const VARIANTS = ALL_VARIANTS.filter((v) => wanted.includes(v.key));
+const PHASE_TIMEOUT_MS = 180_000;
+
+const log = (text) => process.stderr.write(`${text}\n`);
+const round2 = (x) => Math.round(x * 100) / 100;
+
+/** The variants in the order of this round: rotated by one each round (A/B/C, B/C/A, C/A/B, …). */
+const orderFor = (round) => VARIANTS.map((_, i) => VARIANTS[(i + round) % VARIANTS.length]);
+
+// ---------------------------------------------------------------------------------------------
+// Phases
+
+/** A stdio session: cold start, RSS, throughput with CPU, RSS after, sequential latency, invalid arguments. */
+async function stdioSession(variant) {
+  const server = startServer(variant);
+  try {
+    const client = new StdioClient(server);
+    const coldMs = await client.initialize();
+    const rssInit = rssKiB(server.pid);
+    const valid = callLine('{"text":"hello"}');
+    const invalid = callLine('{"text":42}');
+    const timeoutMs = PHASE_TIMEOUT_MS;
+
+    if (config.warmup > 0) await expectClean(client.run({ count: config.warmup, inFlight: config.inFlight, lineFor: valid, check: isSuccess, timeoutMs }), 'warmup');
+
+    // The measured calls, in two parts: RSS is read once BENCH_RSS_CALLS calls (warmup included) were answered.
+    const first = Math.min(Math.max(config.rssCalls - config.warmup, 0), config.calls);
+    const driver0 = process.cpuUsage();
+    let cpu0 = cpuMs(server.pid);
+    const callsA =
+      first > 0
+        ? await expectClean(client.run({ count: first, inFlight: config.inFlight, lineFor: valid, check: isSuccess, timeoutMs }), 'tools/call')
+        : { ms: 0, latencies: new Float64Array(0) };
+    const cpuA = cpuMs(server.pid) - cpu0;
+    const rssAfter = rssKiB(server.pid);
+    cpu0 = cpuMs(server.pid);
+    const callsB =
+      config.calls > first
+        ? await expectClean(client.run({ count: config.calls - first, inFlight: config.inFlight, lineFor: valid, check: isSuccess, timeoutMs }), 'tools/call')
+        : { ms: 0, latencies: new Float64Array(0) };
+    const callsCpu = cpuA + cpuMs(server.pid) - cpu0;
+    const driverCpu = process.cpuUsage(driver0);
+    const calls = { ms: callsA.ms + callsB.ms, latencies: concat(callsA.latencies, callsB.latencies) };
+
+    // Sequential latency, steady state: a short sequential warmup first (right after the burst
+    // above, the first few hundred one-at-a-time calls are slower for every variant).
+    if (config.sequentialWarmup > 0) {
+      await expectClean(client.run({ count: config.sequentialWarmup, inFlight: 1, lineFor: valid, check: isSuccess, timeoutMs }), 'sequential warmup');
+    }
+    const seq = await expectClean(client.run({ count: config.sequential, inFlight: 1, lineFor: valid, check: isSuccess, timeoutMs }), 'sequential');
+
+    cpu0 = cpuMs(server.pid);
+    const bad = await expectClean(client.run({ count: config.invalid, inFlight: config.inFlight, lineFor: invalid, check: isToolError, timeoutMs }), 'invalid arguments');
+    const badCpu = cpuMs(server.pid) - cpu0;
+
+    return {
+      coldMs,
+      rssInitMiB: rssInit / 1024,
+      rssAfterMiB: rssAfter / 1024,
+      callsPerSec: (config.calls * 1000) / calls.ms,
+      callP50: percentile(calls.latencies, 50),
+      callP99: percentile(calls.latencies, 99),
+      cpuPerCallUs: (callsCpu * 1000) / config.calls,
+      driverCpuPerCallUs: (driverCpu.user + driverCpu.system) / config.calls,
+      seqP50: percentile(seq.latencies, 50),
+      seqP99: percentile(seq.latencies, 99),
+      invalidPerSec: (config.invalid * 1000) / bad.ms,
+      invalidCpuPerCallUs: (badCpu * 1000) / config.invalid,
+    };
+  } finally {
+    await stopServer(server);
+  }
+}
+
+/** Spawn, initialize, read RSS, stop: one cold-start sample. */
+async function coldStart(variant) {
+  const server = startServer(variant);
+  try {
+    const client = new StdioClient(server);
+    const coldMs = await client.initialize();
+    return { coldMs, rssInitMiB: rssKiB(server.pid) / 1024 };
+  } finally {
+    await stopServer(server);
+  }
+}
+
+/** tools/list with BENCH_LIST_TOOLS more tools: the first page, and a full walk following nextCursor. */
+async function listSession(variant) {
+  const server = startServer(variant, { env: { BENCH_TOOLS: String(config.listTools) } });
+  try {
+    const client = new StdioClient(server);
+    await client.initialize();
+    const walks = [];
+    for (let w = 0; w < config.listWalks; w++) {
+      let cursor;
+      let pages = 0;
+      let tools = 0;
+      let bytes = 0;
+      let ms = 0;
+      let first;
+      do {
+        const response = await client.request('tools/list', cursor === undefined ? undefined : { cursor });
+        const parsed = JSON.parse(response.line);
+        if (!parsed.result) throw new Error(`${variant.key}: tools/list failed: ${response.line.slice(0, 300)}`);
+        const size = Buffer.byteLength(response.line);
+        if (pages === 0) first = { ms: response.ms, bytes: size };
+        pages++;
+        tools += parsed.result.tools.length;
+        bytes += size;
+        ms += response.ms;
+        cursor = parsed.result.nextCursor;
+        if (pages > 10_000) throw new Error(`${variant.key}: tools/list never ends`);
+      } while (cursor !== undefined);
+      if (tools !== config.listTools + 1) throw new Error(`${variant.key}: a full tools/list walk gave ${tools} tools, expected ${config.listTools + 1}`);
+      walks.push({ firstMs: first.ms, firstBytes: first.bytes, walkMs: ms, walkBytes: bytes, pages });
+    }
+    return {
+      listFirstMs: median(walks.map((w) => w.firstMs)),
+      listFirstKiB: walks[0].firstBytes / 1024,
+      listWalkMs: median(walks.map((w) => w.walkMs)),
+      listWalkKiB: walks[0].walkBytes / 1024,
+      listPages: walks[0].pages,
+      listColdWalkMs: walks[0].walkMs,
+    };
+  } finally {
+    await stopServer(server);
+  }
+}
+
+/** Streamable HTTP, stateless: tools/call POSTs from BENCH_HTTP_CLIENTS concurrent keep-alive clients. */
+async function httpSession(variant) {
+  const server = startServer(variant, { http: true });
+  try {
+    const port = await listeningPort(server);
+    const common = { port, clients: config.httpClients, bodyFor: httpLoad.echoBody, check: isSuccess, timeoutMs: PHASE_TIMEOUT_MS };
+    if (config.httpWarmup > 0) await expectClean(httpLoad.load({ ...common, count: config.httpWarmup }), 'HTTP warmup');
+    const cpu0 = cpuMs(server.pid);
+    const result = await expectClean(httpLoad.load({ ...common, count: config.httpRequests }), 'HTTP');
+    const cpu = cpuMs(server.pid) - cpu0;
+    return {
+      httpPerSec: (config.httpRequests * 1000) / result.ms,
+      httpP50: percentile(result.latencies, 50),
+      httpP99: percentile(result.latencies, 99),
+      httpCpuPerReqUs: (cpu * 1000) / config.httpRequests,
+    };
+  } finally {
+    await stopServer(server);
+  }
+}
+
+function concat(a, b) {
+  const out = new Float64Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+async function expectClean(promise, what) {
+  const result = await promise;
+  if (result.bad > 0) throw new Error(`${what}: ${result.bad} unexpected responses, e.g. ${result.badSample}`);
+  return result;
+}
+
+/** Checks once that every variant answers what the figures assume, resource and prompt included. */
+async function verify(variant) {
+  const server = startServer(variant);
+  try {
+    const client = new StdioClient(server);
+    await client.initialize();
+    const expect = async (method, params, needle) => {
+      const { line } = await client.request(method, params);
+      if (!line.includes(needle)) throw new Error(`${variant.key}: ${method} answered ${line.slice(0, 300)}; expected ${needle}`);
+    };
+    await expect('tools/call', { name: 'echo', arguments: { text: 'hello' } }, '"text":"hello"');
+    await expect('tools/call', { name: 'echo', arguments: { text: 42 } }, '"isError":true');
+    if (variant.key !== 'floor') {
+      await expect('resources/read', { uri: 'bench://info' }, 'bench server');
+      await expect('prompts/get', { name: 'greet', arguments: { name: 'Ada' } }, 'Say hello to Ada');
+    }
+  } finally {
+    await stopServer(server);
+  }
+  const httpServer = startServer(variant, { http: true });
+  try {
+    const port = await listeningPort(httpServer);
+    const result = await httpLoad.load({ port, clients: 1, count: 1, bodyFor: httpLoad.echoBody, check: (t) => t.includes('"text":"hello"'), timeoutMs: 20000 });
+    if (result.bad > 0) throw new Error(`${variant.key}: HTTP tools/call answered ${result.badSample}`);
+  } finally {
+    await stopServer(httpServer);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Figures and targets
+
+const n = (x) => x.toLocaleString('en-US');
+const FIGURES = [
+  { key: 'coldMs', label: 'cold start: spawn → initialize response', unit: 'ms', better: 'lower', floor: ['<=', 1.6], sdk: ['<=', 1] },
+  { key: 'rssInitMiB', label: 'RSS after initialize', unit: 'MiB', better: 'lower', floor: ['<=', 1.3], sdk: ['<=', 1] },
+  { key: 'rssAfterMiB', label: `RSS after ${n(config.warmup + Math.min(Math.max(config.rssCalls - config.warmup, 0), config.calls))} tools/call`, unit: 'MiB', better: 'lower', sdk: ['<=', 1] },
+  { key: 'callsPerSec', label: `tools/call throughput, ${config.inFlight} in flight`, unit: 'calls/s', better: 'higher', floor: ['>=', 0.6], sdk: ['>=', 2] },
+  { key: 'callP50', label: `tools/call latency p50, ${config.inFlight} in flight`, unit: 'ms', better: 'lower', sdk: ['<=', 1] },
+  { key: 'callP99', label: `tools/call latency p99, ${config.inFlight} in flight`, unit: 'ms', better: 'lower', sdk: ['<=', 1] },
+  { key: 'cpuPerCallUs', label: 'server CPU per tools/call', unit: 'µs', better: 'lower', floor: ['<=', 2], sdk: ['<=', 1] },
+  { key: 'seqP50', label: 'sequential tools/call latency p50', unit: 'ms', better: 'lower', sdk: ['<=', 1] },
+  { key: 'seqP99', label: 'sequential tools/call latency p99', unit: 'ms', better: 'lower', sdk: ['<=', 1] },
+  { key: 'invalidPerSec', label: `invalid arguments throughput, ${config.inFlight} in flight`, unit: 'calls/s', better: 'higher', sdk: ['>=', 2] },
+  { key: 'invalidCpuPerCallUs', label: 'server CPU per invalid call', unit: 'µs', better: 'lower', sdk: ['<=', 1] },
+  { key: 'listFirstMs', label: `tools/list (${n(config.listTools + 1)} tools): first page`, unit: 'ms', better: 'lower', sdk: ['<=', 1] },
+  { key: 'listFirstKiB', label: `tools/list (${n(config.listTools + 1)} tools): first page size`, unit: 'KiB' },
+  { key: 'listWalkMs', label: `tools/list (${n(config.listTools + 1)} tools): full walk`, unit: 'ms', better: 'lower', sdk: ['<=', 1] },
+  { key: 'listWalkKiB', label: `tools/list (${n(config.listTools + 1)} tools): full walk size`, unit: 'KiB' },
+  { key: 'listPages', label: `tools/list (${n(config.listTools + 1)} tools): pages`, unit: '' },
+  { key: 'httpPerSec', label: `Streamable HTTP stateless, ${config.httpClients} clients`, unit: 'req/s', better: 'higher', floor: ['>=', 0.5], sdk: ['>=', 2] },
+  { key: 'httpP50', label: 'Streamable HTTP latency p50', unit: 'ms', better: 'lower', sdk: ['<=', 1] },
+  { key: 'httpP99', label: 'Streamable HTTP latency p99', unit: 'ms', better: 'lower', sdk: ['<=', 1] },
+  { key: 'httpCpuPerReqUs', label: 'server CPU per HTTP request', unit: 'µs', better: 'lower', sdk: ['<=', 1] },
+];
+
+function summarize(rounds) {
+  const value = (round, variant, key) => round[variant]?.[key];
+  return FIGURES.map((figure) => {
+    const medians = {};
+    for (const v of VARIANTS) medians[v.key] = median(rounds.map((r) => value(r, v.key, figure.key)));
+    const ratio = (other) =>
+      median(
+        rounds.map((r) => {
+          const a = value(r, 'typemcp', figure.key);
+          const b = value(r, other, figure.key);
+          return a !== undefined && b ? a / b : NaN;
+        }),
+      );
+    const ratios = { floor: ratio('floor'), sdk: ratio('sdk') };
+    const checks = [];
+    for (const other of ['floor', 'sdk']) {
+      const target = figure[other];
+      if (!target || !Number.isFinite(ratios[other])) continue;
+      const [op, limit] = target;
+      checks.push({ against: other, op, limit, ratio: ratios[other], met: op === '>=' ? ratios[other] >= limit : ratios[other] <= limit });
+    }
+    const target = checks.map((c) => `${c.op === '>=' ? '≥' : '≤'}${c.limit}× ${c.against}`).join(', ');
+    const met = checks.length === 0 ? null : checks.every((c) => c.met);
+    return { key: figure.key, label: figure.label, unit: figure.unit, better: figure.better ?? null, medians, ratios, target, checks, met };
+  });
+}
+
+function format(x) {
+  if (x === undefined || !Number.isFinite(x)) return '–';
+  const abs = Math.abs(x);
+  if (abs >= 1000) return Math.round(x).toLocaleString('en-US');
+  if (abs >= 100) return x.toFixed(0);
+  if (abs >= 10) return x.toFixed(1);
+  return x.toFixed(2);
+}
+
+function tableRows(summary) {
+  return summary.map((s) => [
+    s.unit ? `${s.label} (${s.unit})` : s.label,
+    format(s.medians.floor),
+    format(s.medians.sdk),
+    format(s.medians.typemcp),
+    Number.isFinite(s.ratios.floor) ? `${s.ratios.floor.toFixed(2)}×` : '–',
+    Number.isFinite(s.ratios.sdk) ? `${s.ratios.sdk.toFixed(2)}×` : '–',
+    s.target || '–',
+    s.met === null ? '–' : s.met ? 'yes' : 'NO',
+  ]);
+}
+
+const HEADER = ['figure', 'floor', 'sdk', 'typemcp', 'typemcp/floor', 'typemcp/sdk', 'target', 'met?'];
+
+function textTable(rows) {
+  const all = [HEADER, ...rows];
+  const widths = HEADER.map((_, c) => Math.max(...all.map((r) => r[c].length)));
+  const line = (r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ');
+  return [line(HEADER), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+function markdownTable(rows) {
+  const line = (r) => `| ${r.join(' | ')} |`;
+  return [line(HEADER), `| --- |${' ---: |'.repeat(HEADER.length - 3)} --- | :---: |`, ...rows.map(line)].join('\n');
+}
+
+function machine() {
+  let model = 'unknown';
+  try {
+    model = /^model name\s*:\s*(.+)$/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? model;
+  } catch {
+    // not Linux
+  }
+  return {
+    nproc: typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length,
+    cpuModel: model,
+    node: process.version,
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+    memoryGiB: round2(os.totalmem() / 2 ** 30),
+    clockTicksPerSecond: clockTicks(),
+    cpuTimeSource: cpuSource() === 'schedstat' ? '/proc/<pid>/task/*/schedstat (ns)' : '/proc/<pid>/stat utime+stime (ticks)',
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  for (const v of VARIANTS) {
+    if (!fs.existsSync(v.script)) throw new Error(`${path.relative(ROOT, v.script)} is missing: run "npm run bench" (it builds first)`);
+  }
+  if (!VARIANTS.some((v) => v.key === 'typemcp')) log('note: typemcp is not among BENCH_VARIANTS; ratios will be empty');
+  const startedAt = new Date();
+  const t0 = performance.now();
+  const loadBefore = os.loadavg();
+  log(`TypeMCP bench: ${VARIANTS.map((v) => v.key).join(', ')}; ${JSON.stringify(config)}`);
+
+  for (const v of VARIANTS) await verify(v);
+  log('verified: every variant answers tools/call (valid and invalid) over stdio and HTTP');
+
+  const rounds = [];
+  for (let r = 0; r < config.rounds; r++) {
+    const order = orderFor(r);
+    const round = Object.fromEntries(order.map((v) => [v.key, { coldSamples: [], rssInitSamples: [] }]));
+    const roundStart = performance.now();
+
+    for (const v of order) {
+      const s = await stdioSession(v);
+      Object.assign(round[v.key], s);
+      round[v.key].coldSamples.push(s.coldMs);
+      round[v.key].rssInitSamples.push(s.rssInitMiB);
+    }
+    for (let k = 0; k < config.coldStarts; k++) {
+      for (const v of order) {
+        const s = await coldStart(v);
+        round[v.key].coldSamples.push(s.coldMs);
+        round[v.key].rssInitSamples.push(s.rssInitMiB);
+      }
+    }
+    if (config.listTools > 0) for (const v of order) Object.assign(round[v.key], await listSession(v));
+    for (const v of order) Object.assign(round[v.key], await httpSession(v));
+
+    for (const v of order) {
+      round[v.key].coldMs = median(round[v.key].coldSamples);
+      round[v.key].rssInitMiB = median(round[v.key].rssInitSamples);
+    }
+    rounds.push(round);
+    const brief = order
+      .map((v) => `${v.key} ${format(round[v.key].callsPerSec)} calls/s, ${format(round[v.key].httpPerSec)} req/s, cold ${format(round[v.key].coldMs)} ms`)
+      .join(' | ');
+    log(`round ${r + 1}/${config.rounds} (${((performance.now() - roundStart) / 1000).toFixed(0)} s; order ${order.map((v) => v.key).join('/')}): ${brief}`);
+  }
+
+  const summary = summarize(rounds);
+  const rows = tableRows(summary);
+  const durationS = (performance.now() - t0) / 1000;
+  const targets = summary.filter((s) => s.met !== null);
+  const results = {
+    startedAt: startedAt.toISOString(),
+    durationSeconds: Math.round(durationS),
+    command: 'npm run bench',
+    config,
+    machine: { ...machine(), loadAverageBefore: loadBefore.map(round2), loadAverageAfter: os.loadavg().map(round2) },
+    notes: [
+      'Figures are medians over rounds; ratios are medians of per-round ratios (typemcp ÷ other).',
+      'Variants alternate within every phase and their order rotates each round.',
+      'CPU is the server process\'s on-CPU time over the phase, all threads: /proc/<pid>/task/*/schedstat (ns) where available, else utime+stime of /proc/<pid>/stat. RSS is VmRSS from /proc/<pid>/status.',
+      'The SDK does not paginate tools/list: its "first page" is its only page.',
+      'SDK HTTP: a new McpServer + StreamableHTTPServerTransport per request (sessionIdGenerator undefined, enableJsonResponse true), as in its stateless example.',
+    ],
+    summary,
+    rounds,
+  };
+  const out = path.resolve(process.env.BENCH_OUT || path.join(__dirname, 'results', 'latest.json'));
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, JSON.stringify(results, null, 2) + '\n');
+  const md = out.replace(/\.json$/, '') + '.md';
+  fs.writeFileSync(md, `${markdownTable(rows)}\n`);
+
+  process.stdout.write(`\n${textTable(rows)}\n\n`);
+  process.stdout.write(`targets met: ${targets.filter((s) => s.met).length}/${targets.length}`);
+  const missed = targets.filter((s) => !s.met);
+  if (missed.length) process.stdout.write(`; missed: ${missed.map((s) => s.key).join(', ')}`);
+  process.stdout.write(`\n${config.rounds} rounds in ${durationS.toFixed(0)} s on ${results.machine.nproc} × ${results.machine.cpuModel}, Node ${process.version}\n`);
+  process.stdout.write(`results: ${path.relative(process.cwd(), out)} and ${path.relative(process.cwd(), md)}\n`);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    stopAll();
+    process.exit(130);
+  });
+}
+
+main().then(
+  () => stopAll(),
+  (error) => {
+    stopAll();
+    log(`bench failed: ${error instanceof Error ? error.stack : error}`);
+    process.exitCode = 1;
+  },
+);
