@@ -15,7 +15,7 @@ export function toolHandlers(host: FeatureHost): Record<string, MethodHandler> {
     return page.nextCursor === undefined ? { tools: listed } : { tools: listed, nextCursor: page.nextCursor };
   };
 
-  const call: MethodHandler = async (params, ctx) => {
+  const call: MethodHandler = (params, ctx) => {
     const name = params.name;
     if (typeof name !== 'string') throw new InvalidParamsError('tools/call needs a string "name"');
     const tool = tools.get(name);
@@ -33,30 +33,41 @@ export type ToolInvoker = Pick<FeatureHost, 'resolveProvider' | 'reportError' | 
  * Validates the arguments, runs the tool and shapes its result. Failures the model can act on
  * (invalid arguments, ToolError, unexpected exceptions) become `isError` results.
  */
-export async function invokeTool(host: ToolInvoker, tool: RegisteredTool, args: unknown, ctx: Context): Promise<CallToolResult> {
+export function invokeTool(host: ToolInvoker, tool: RegisteredTool, args: unknown, ctx: Context): CallToolResult | Promise<CallToolResult> {
   const name = tool.name;
   if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
     return toolErrorResult(`Invalid arguments for tool "${name}": "arguments" must be an object`);
   }
-  let input: unknown;
-  if (!tool.inputValidator && args !== undefined && Object.keys(args).length > 0) {
-    const unknown = Object.keys(args).map((key) => `unknown property "${key}"`);
-    return toolErrorResult(`Invalid arguments for tool "${name}":\n- ${unknown.join('\n- ')}`);
+  if (!tool.inputValidator) {
+    if (args !== undefined && Object.keys(args).length > 0) {
+      const unknown = Object.keys(args).map((key) => `unknown property "${key}"`);
+      return toolErrorResult(`Invalid arguments for tool "${name}":\n- ${unknown.join('\n- ')}`);
+    }
+    return runTool(host, tool, undefined, ctx);
   }
-  if (tool.inputValidator) {
-    const outcome = await tool.inputValidator.validate(args ?? {});
-    if (!outcome.ok) return toolErrorResult(`Invalid arguments for tool "${name}":\n- ${outcome.errors.join('\n- ')}`);
-    input = outcome.value;
-  }
+  // Stays synchronous unless validation or the method really is asynchronous: most calls are not.
+  const outcome = tool.inputValidator.validate(args ?? {});
+  const proceed = (checked: Awaited<typeof outcome>) =>
+    checked.ok ? runTool(host, tool, checked.value, ctx) : toolErrorResult(`Invalid arguments for tool "${name}":\n- ${checked.errors.join('\n- ')}`);
+  return outcome instanceof Promise ? outcome.then(proceed) : proceed(outcome);
+}
 
+function runTool(host: ToolInvoker, tool: RegisteredTool, input: unknown, ctx: Context): CallToolResult | Promise<CallToolResult> {
+  let value: unknown;
   try {
     const instance = host.resolveProvider(tool.provider, ctx) as Record<string, (...a: unknown[]) => unknown>;
     const callArgs = tool.parameters.map((source) => (source === 'input' ? input : ctx));
-    const value = await instance[tool.methodName](...callArgs);
-    return shapeToolResult(value, tool, ctx.protocolVersion);
+    value = instance[tool.methodName](...callArgs);
   } catch (error) {
-    return failedCall(error, name, host, ctx);
+    return failedCall(error, tool.name, host, ctx);
   }
+  if (value instanceof Promise) {
+    return value.then(
+      (resolved) => shapeToolResult(resolved, tool, ctx.protocolVersion),
+      (error) => failedCall(error, tool.name, host, ctx),
+    );
+  }
+  return shapeToolResult(value, tool, ctx.protocolVersion);
 }
 
 function failedCall(error: unknown, name: string, host: ToolInvoker, ctx: Context): CallToolResult {

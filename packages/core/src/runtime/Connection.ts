@@ -185,7 +185,7 @@ export class Connection implements RequestChannel {
     }
   }
 
-  private handleRequest(request: JsonRpcRequest, inBatch: boolean): JsonRpcResponse | Promise<JsonRpcResponse | undefined> {
+  private handleRequest(request: JsonRpcRequest, inBatch: boolean): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
     const { id, method } = request;
     if (this.inFlight.has(id)) {
       return errorResponse(id, new InvalidRequestError(`Request id ${JSON.stringify(id)} is already in use by a request in progress`).toJSON());
@@ -204,12 +204,11 @@ export class Connection implements RequestChannel {
     return this.dispatch(request, handler);
   }
 
-  private async dispatch(request: JsonRpcRequest, handler: MethodHandler): Promise<JsonRpcResponse | undefined> {
+  /** Runs a handler; answers synchronously when the handler does, so fast requests skip the microtask queue. */
+  private dispatch(request: JsonRpcRequest, handler: MethodHandler): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
     const { id, method } = request;
-    const entry: InFlight = { ctx: undefined, method, cancelled: false };
-    this.inFlight.set(id, entry);
     const params = request.params ?? {};
-    const ctx = (entry.ctx = new Context({
+    const ctx = new Context({
       requestId: id,
       method,
       scope: this.session,
@@ -217,19 +216,32 @@ export class Connection implements RequestChannel {
       channel: this,
       client: this.host.clientFeatures,
       progressToken: progressTokenOf(params),
-    }));
+    });
+    const entry: InFlight = { ctx, method, cancelled: false };
+    this.inFlight.set(id, entry);
+    let result: ReturnType<MethodHandler>;
     try {
-      const result = await handler(params, ctx);
-      ctx.finish();
-      return entry.cancelled ? undefined : { jsonrpc: '2.0', id, result };
+      result = handler(params, ctx);
     } catch (error) {
-      ctx.finish();
-      return entry.cancelled ? undefined : errorResponse(id, this.toErrorObject(error, method));
-    } finally {
-      this.inFlight.delete(id);
-      // The response is sent after this returns; close only once it has been handed over.
-      if (this.inputEnded) setImmediate(() => this.closeIfDrained());
+      return this.settle(entry, id, undefined, error);
     }
+    if (result instanceof Promise) {
+      return result.then(
+        (value) => this.settle(entry, id, value, undefined),
+        (error: unknown) => this.settle(entry, id, undefined, error ?? new Error('rejected')),
+      );
+    }
+    return this.settle(entry, id, result, undefined);
+  }
+
+  private settle(entry: InFlight, id: RequestId, result: Record<string, unknown> | undefined, error: unknown): JsonRpcResponse | undefined {
+    entry.ctx!.finish();
+    this.inFlight.delete(id);
+    // The response is sent after this returns; close only once it has been handed over.
+    if (this.inputEnded) setImmediate(() => this.closeIfDrained());
+    if (entry.cancelled) return undefined;
+    if (error !== undefined) return errorResponse(id, this.toErrorObject(error, entry.method));
+    return { jsonrpc: '2.0', id, result: result! };
   }
 
   private initialize(request: JsonRpcRequest): JsonRpcResponse {

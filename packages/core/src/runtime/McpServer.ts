@@ -16,7 +16,6 @@ import type { CompletionDefinition, Constructor, Icon } from '../metadata';
 import { featuresOf } from '../protocol';
 import { LOGGING_LEVELS } from '../session';
 import type { LoggingLevel, Session } from '../session';
-import { createServer } from 'node:http';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpHandler, StdioTransport } from '../transports';
@@ -332,6 +331,8 @@ export class McpServer {
   private async listenHttp(options: HttpListenOptions): Promise<ListenAddress> {
     const { host = '127.0.0.1', port = 3000, path = '/mcp' } = options;
     const handler = this.httpHandler({ ...options, path });
+    // node:http is loaded only by servers that listen over HTTP.
+    const { createServer }: typeof import('node:http') = require('node:http');
     const server = createServer((req, res) => void handler(req, res));
     this.httpServers.add(server);
     await new Promise<void>((resolve, reject) => {

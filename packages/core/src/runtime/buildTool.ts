@@ -3,7 +3,7 @@ import type { Constructor, ToolDefinition } from '../metadata';
 import { featuresOf } from '../protocol';
 import { schemaForDto } from '../schema';
 import type { JsonSchema } from '../schema';
-import { compileDtoValidator, compileSchema } from '../validation';
+import { checkSchema, compileDtoValidator, compileSchema, lazySchemaValidator } from '../validation';
 import type { DtoValidator, SchemaValidator } from '../validation';
 import { Context } from './Context';
 import { describeFor, perVersion } from './describe';
@@ -52,7 +52,7 @@ export function buildTool(definition: ToolDefinition, provider: Constructor): Re
   const inputSchema = options.inputSchema ?? (inputType ? schemaForDto(inputType) : EMPTY_INPUT_SCHEMA);
   const inputValidator = options.inputSchema ? rawValidator(options.inputSchema, where) : inputType ? compileDtoValidator(inputType) : undefined;
   const outputSchema = options.output ? schemaForDto(options.output) : undefined;
-  const outputValidator = outputSchema ? compileSchema(outputSchema) : undefined;
+  const outputValidator = outputSchema ? lazySchemaValidator(outputSchema) : undefined;
 
   const listing = perVersion((version) => {
     const features = featuresOf(version);
@@ -122,6 +122,7 @@ function planRawParameters(definition: ToolDefinition): ParameterSource[] {
 function rawValidator(schema: JsonSchema, where: string): DtoValidator<unknown> {
   let check: SchemaValidator;
   try {
+    checkSchema(schema);
     check = compileSchema(schema);
   } catch (error) {
     throw new DefinitionError('INVALID_OPTION', `${where}: inputSchema does not compile as JSON Schema 2020-12: ${(error as Error).message}`);

@@ -4,6 +4,7 @@ import type { Constructor } from '../metadata';
 import { describeDto } from '../schema';
 import { compiledSchema } from './ajv';
 import { formatAjvErrors, formatClassValidatorErrors } from './formatErrors';
+import { isFlatDto } from './flatDto';
 import { freeFormLifter } from './freeForm';
 import type { DtoValidator, ValidationOutcome } from './types';
 
@@ -20,7 +21,11 @@ const TOO_DEEP = 'arguments are nested too deeply';
 export function compileDtoValidator<T>(dto: Constructor<T>): DtoValidator<T> {
   let validator = cache.get(dto) as DtoValidator<T> | undefined;
   if (!validator) {
-    validator = createValidator(dto);
+    // The schema is built now, so declaration mistakes surface at start-up; ajv compiles on
+    // the first call, which keeps start-up fast.
+    describeDto(dto);
+    let compiled: DtoValidator<T> | undefined;
+    validator = { validate: (args) => (compiled ??= createValidator(dto)).validate(args) };
     cache.set(dto, validator);
   }
   return validator;
@@ -30,10 +35,12 @@ function createValidator<T>(dto: Constructor<T>): DtoValidator<T> {
   const { schema, needsClassValidator } = describeDto(dto);
   const check = compiledSchema(schema);
   const lift = freeFormLifter(dto, schema);
+  const flat = !lift && isFlatDto(dto, schema);
 
   const convert = (args: unknown): ValidationOutcome<T> => {
     const plain = args === undefined ? {} : args;
     if (!check(plain)) return { ok: false, errors: formatAjvErrors(check.errors ?? []) };
+    if (flat) return { ok: true, value: Object.assign(new dto() as object, plain) as T };
     if (!lift) return { ok: true, value: plainToInstance(dto, plain, CONVERSION) as T };
     const lifted = lift(plain as object);
     const value = plainToInstance(dto, lifted.plain, CONVERSION) as T & object;

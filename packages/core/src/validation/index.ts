@@ -1,4 +1,4 @@
 export { compileDtoValidator } from './DtoValidator';
-export { compileSchema } from './ajv';
+export { checkSchema, compileSchema, lazySchemaValidator } from './ajv';
 export type { SchemaValidator } from './ajv';
 export type { DtoValidator, ValidationOutcome } from './types';
