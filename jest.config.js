@@ -1,14 +1,6 @@
-/** Tests run against TypeScript sources: @swc/jest compiles with legacy decorators and
- * decorator metadata, and @typemcp/* resolves to packages/<name>/src so no build is needed. */
-const swcOptions = {
-  jsc: {
-    parser: { syntax: 'typescript', decorators: true },
-    transform: { legacyDecorator: true, decoratorMetadata: true },
-    target: 'es2022',
-  },
-  module: { type: 'commonjs' },
-  sourceMaps: 'inline',
-};
+/** Tests run against TypeScript sources: @swc/jest compiles them (options shared with child
+ * processes), and @typemcp/* resolves to packages/<name>/src so no build is needed. */
+const swcOptions = require('./test-support/swcOptions');
 
 /** @type {import('jest').Config} */
 module.exports = {

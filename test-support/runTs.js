@@ -16,18 +16,7 @@ const { transformSync } = require('@swc/core');
 
 const repoRoot = path.resolve(__dirname, '..');
 
-// Keep in step with the swc options in jest.config.js.
-const swcOptions = {
-  jsc: {
-    parser: { syntax: 'typescript', decorators: true },
-    transform: { legacyDecorator: true, decoratorMetadata: true },
-    target: 'es2022',
-  },
-  module: { type: 'commonjs' },
-  sourceMaps: 'inline',
-  swcrc: false,
-  configFile: false,
-};
+const swcOptions = require('./swcOptions');
 
 // Same pattern as jest's moduleNameMapper.
 const WORKSPACE_PACKAGE = /^@typemcp\/([a-z-]+)$/;
