@@ -3,7 +3,7 @@ import { ClientCapabilityError, InvalidClientResponseError } from '../errors';
 import type { Constructor } from '../metadata';
 import type { Context, SchemaElicitation, UrlElicitation } from '../runtime/Context';
 import { compileSchema } from '../validation';
-import { elicitationSchemaFor, readElicitResult } from './elicitationSchema';
+import { elicitAction, elicitationSchemaFor, readElicitResult } from './elicitationSchema';
 import type { ElicitationResult } from './elicitationTypes';
 
 /** `ctx.elicit()`: form mode from a DTO class, or URL mode. */
@@ -35,21 +35,16 @@ export async function elicit(
     throw new ClientCapabilityError('elicitation.url', 'URL-mode elicitation needs protocol 2025-11-25 and the client\'s "elicitation.url" capability');
   }
   const params = { mode: 'url', message, url: target.url, elicitationId: target.elicitationId ?? randomUUID() };
-  const raw = await ctx.requestClient('elicitation/create', params);
-  if (raw.action === 'accept' || raw.action === 'decline' || raw.action === 'cancel') {
-    return raw.action === 'accept' ? { action: 'accept', content: undefined as never } : { action: raw.action };
-  }
-  throw new InvalidClientResponseError(`Invalid elicitation result from the client: "action" must be accept, decline or cancel; received ${JSON.stringify(raw).slice(0, 300)}`);
+  const action = elicitAction(await ctx.requestClient('elicitation/create', params));
+  return action === 'accept' ? { action, content: undefined as never } : { action };
 }
 
 const rawCheckers = new WeakMap<object, (value: unknown) => string[]>();
 
 /** Checks an answer to a hand-written form against its schema (`enumNames` is display-only). */
 function readRawResult(schema: Record<string, unknown>, raw: Record<string, unknown>): ElicitationResult<unknown> {
-  if (raw.action === 'decline' || raw.action === 'cancel') return { action: raw.action };
-  if (raw.action !== 'accept') {
-    throw new InvalidClientResponseError(`Invalid elicitation result from the client: "action" must be accept, decline or cancel; received ${JSON.stringify(raw).slice(0, 300)}`);
-  }
+  const action = elicitAction(raw);
+  if (action !== 'accept') return { action };
   let check = rawCheckers.get(schema);
   if (!check) {
     check = compileSchema(withoutDisplayKeywords(schema));
@@ -58,7 +53,7 @@ function readRawResult(schema: Record<string, unknown>, raw: Record<string, unkn
   const content = raw.content ?? {};
   const problems = check(content);
   if (problems.length > 0) {
-    throw new InvalidClientResponseError(`Invalid elicitation result from the client: ${problems.join('; ')}; received ${JSON.stringify(content).slice(0, 300)}`);
+    throw InvalidClientResponseError.about('elicitation', problems.join('; '), content);
   }
   return { action: 'accept', content };
 }

@@ -30,8 +30,6 @@ const KEYWORD_SOURCES: Readonly<Record<string, string>> = {
   exclusiveMaximum: 'an exclusive upper bound (@IsNegative) on a non-integer number',
 };
 
-const PREVIEW_LENGTH = 300;
-const INVALID = 'Invalid elicitation result from the client:';
 
 const cache = new WeakMap<Constructor, Map<Subset, JsonSchema>>();
 
@@ -62,30 +60,25 @@ export function elicitationSchemaFor(dto: Constructor, protocolVersion: string):
  * when the DTO requires nothing. Throws InvalidClientResponseError for anything else.
  */
 export async function readElicitResult<T>(dto: Constructor<T>, raw: unknown): Promise<ElicitationResult<T>> {
-  if (!isPlainObject(raw)) {
-    throw new InvalidClientResponseError(
-      `${INVALID} expected an object with "action"; received ${preview(raw)}`,
-    );
-  }
-  const { action, content } = raw;
-  if (action === 'decline' || action === 'cancel') return { action };
-  if (action !== 'accept') {
-    throw new InvalidClientResponseError(
-      `${INVALID} "action" must be accept, decline or cancel; received ${preview(raw)}`,
-    );
-  }
+  const action = elicitAction(raw);
+  if (action !== 'accept') return { action };
+  const content = (raw as { content?: unknown }).content;
   if (content !== undefined && !isPlainObject(content)) {
-    throw new InvalidClientResponseError(
-      `${INVALID} an accepted answer needs an object "content"; received ${preview(content)}`,
-    );
+    throw InvalidClientResponseError.about('elicitation', 'an accepted answer needs an object "content"', content);
   }
   const outcome = await compileDtoValidator(dto).validate(content ?? {});
   if (!outcome.ok) {
-    throw new InvalidClientResponseError(
-      `${INVALID} the content does not match ${dto.name}: ${outcome.errors.join('; ')}; received ${preview(content)}`,
-    );
+    throw InvalidClientResponseError.about('elicitation', `the content does not match ${dto.name}: ${outcome.errors.join('; ')}`, content);
   }
   return { action: 'accept', content: outcome.value };
+}
+
+/** The action of an `elicitation/create` answer; throws InvalidClientResponseError for anything else. */
+export function elicitAction(raw: unknown): ElicitationResult<unknown>['action'] {
+  if (!isPlainObject(raw)) throw InvalidClientResponseError.about('elicitation', 'expected an object with "action"', raw);
+  const { action } = raw;
+  if (action === 'accept' || action === 'decline' || action === 'cancel') return action;
+  throw InvalidClientResponseError.about('elicitation', '"action" must be accept, decline or cancel', raw);
 }
 
 /** One DTO property while it is being translated. */
@@ -254,7 +247,7 @@ class ElicitationSchemaBuilder {
     if (problems.length) {
       this.invalid(
         p,
-        `starts as ${preview(value)}, which its own validators reject (${problems.join('; ')}); fix the initializer or the validators`,
+        `starts as ${JSON.stringify(value)}, which its own validators reject (${problems.join('; ')}); fix the initializer or the validators`,
       );
     }
     return Array.isArray(value) ? [...value] : value;
@@ -334,16 +327,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** A short rendering of what a client sent, for error messages. */
-function preview(value: unknown): string {
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = Object.prototype.toString.call(value);
-  }
-  return text.length > PREVIEW_LENGTH ? `${text.slice(0, PREVIEW_LENGTH)}…` : text;
-}
 
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {

@@ -30,7 +30,7 @@ function checkRoots(result: Record<string, unknown>): Root[] {
     Array.isArray(roots) &&
     roots.every((r) => typeof r === 'object' && r !== null && typeof r.uri === 'string' && (r.name === undefined || typeof r.name === 'string'));
   if (!valid) {
-    throw new InvalidClientResponseError(`Invalid roots/list result from the client: expected { roots: [{ uri, name? }] }; received ${JSON.stringify(result).slice(0, 300)}`);
+    throw InvalidClientResponseError.about('roots/list', 'expected { roots: [{ uri, name? }] }', result);
   }
   return roots as Root[];
 }

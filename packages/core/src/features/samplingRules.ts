@@ -76,7 +76,7 @@ export function checkMessages(messages: readonly SamplingMessage[]): void {
 /** Checks the client's CreateMessageResult and returns it typed. */
 export function checkSampleResult(raw: Record<string, unknown>, toolsOffered: boolean): SampleResult {
   const problem = (what: string) =>
-    new InvalidClientResponseError(`Invalid sampling result from the client: ${what}; received ${truncate(JSON.stringify(raw))}`);
+    InvalidClientResponseError.about('sampling', what, raw);
   if (raw.role !== 'assistant' && raw.role !== 'user') throw problem('"role" must be "assistant" or "user"');
   if (typeof raw.model !== 'string') throw problem('"model" must be a string');
   if (raw.stopReason !== undefined && typeof raw.stopReason !== 'string') throw problem('"stopReason" must be a string');
@@ -101,8 +101,4 @@ export function checkSampleResult(raw: Record<string, unknown>, toolsOffered: bo
     }
   }
   return raw as unknown as SampleResult;
-}
-
-function truncate(text: string, max = 300): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
 }

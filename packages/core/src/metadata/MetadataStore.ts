@@ -52,10 +52,6 @@ export class MetadataStore {
     return found.filter((d) => !overridden(d));
   }
 
-  toolsOf(provider: Constructor): ToolDefinition[] {
-    return this.definitionsOf(provider, 'tool');
-  }
-
   /** The description of a DTO property, looking up the class chain. */
   descriptionOf(dto: Constructor, propertyName: string): string | undefined {
     for (let c: any = dto; c && c !== Object && c !== Function.prototype; c = Object.getPrototypeOf(c)) {

@@ -1,4 +1,4 @@
-import { ErrorCode, InternalError, InvalidParamsError, InvalidRequestError, McpError, MethodNotFoundError } from '../errors';
+import { ErrorCode, InternalError, InvalidParamsError, InvalidRequestError, McpError, MethodNotFoundError, ParseError } from '../errors';
 import { classify, featuresOf, negotiateVersion, PendingRequests } from '../protocol';
 import type {
   JsonRpcErrorObject,
@@ -122,10 +122,7 @@ export class Connection implements RequestChannel {
   /** Cancels what is in flight, fails what we are waiting for, and closes the transport. */
   close(): Promise<void> {
     return (this.closing ??= (async () => {
-      for (const entry of this.inFlight.values()) {
-        entry.cancelled = true;
-        entry.ctx?.cancel(new Error('Connection closed'));
-      }
+      this.cancelInFlight();
       await this.transport.close();
       this.onTransportClosed();
     })());
@@ -138,7 +135,7 @@ export class Connection implements RequestChannel {
       try {
         value = JSON.parse(data);
       } catch (error) {
-        this.send(errorResponse(null, { code: ErrorCode.ParseError, message: `Parse error: ${(error as Error).message}` }));
+        this.send(errorResponse(null, new ParseError(`Parse error: ${(error as Error).message}`).toJSON()));
         return;
       }
     }
@@ -311,12 +308,17 @@ export class Connection implements RequestChannel {
     if (this.closed) return;
     this.closed = true;
     this.session.state = 'closed';
+    this.cancelInFlight();
+    this.pending.rejectAll();
+    this.host.onConnectionClosed(this);
+  }
+
+  /** Aborts every request being handled; none of them will be answered. */
+  private cancelInFlight(): void {
     for (const entry of this.inFlight.values()) {
       entry.cancelled = true;
       entry.ctx?.cancel(new Error('Connection closed'));
     }
-    this.pending.rejectAll();
-    this.host.onConnectionClosed(this);
   }
 }
 

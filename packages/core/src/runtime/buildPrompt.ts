@@ -5,6 +5,7 @@ import { compileDtoValidator } from '../validation';
 import type { DtoValidator } from '../validation';
 import { Context } from './Context';
 import { describeFor, perVersion } from './describe';
+import { isDtoClass } from './dtoTypes';
 
 export interface PromptArgument {
   name: string;
@@ -23,8 +24,6 @@ export interface RegisteredPrompt {
   listing(version: string): Record<string, unknown>;
 }
 
-const NOT_DTO_TYPES = new Set<unknown>([Object, String, Number, Boolean, Array, Function, Promise, Symbol, Date]);
-
 export function buildPrompt(definition: PromptDefinition, provider: Constructor): RegisteredPrompt {
   const { options, methodName, paramTypes } = definition;
   const where = `${provider.name}.${methodName}`;
@@ -32,7 +31,7 @@ export function buildPrompt(definition: PromptDefinition, provider: Constructor)
   const first = paramTypes?.[0];
   let argsType = options.args;
   if (!argsType && first !== undefined && first !== Context) {
-    if (typeof first !== 'function' || NOT_DTO_TYPES.has(first)) {
+    if (!isDtoClass(first)) {
       throw new DefinitionError(
         'TOOL_INPUT_NOT_A_CLASS',
         `${where}: the prompt's arguments parameter carries no schema; declare it as a class with class-validator decorators, or name it with @Prompt({ args: YourArgsDto })`,

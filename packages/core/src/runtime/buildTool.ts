@@ -7,6 +7,7 @@ import { checkSchema, compileDtoValidator, compileSchema, lazySchemaValidator } 
 import type { DtoValidator, SchemaValidator } from '../validation';
 import { Context } from './Context';
 import { describeFor, perVersion } from './describe';
+import { isDtoClass } from './dtoTypes';
 
 /** Where each method parameter comes from. */
 type ParameterSource = 'input' | 'context';
@@ -25,7 +26,6 @@ export interface RegisteredTool {
 
 const EMPTY_INPUT_SCHEMA: JsonSchema = Object.freeze({ type: 'object', properties: {}, additionalProperties: false });
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
-const NOT_DTO_TYPES = new Set<unknown>([Object, String, Number, Boolean, Array, Function, Promise, Symbol, Date]);
 
 /** Turns a `@Tool` definition into a runnable tool: schemas, validators, parameter plan. */
 export function buildTool(definition: ToolDefinition, provider: Constructor): RegisteredTool {
@@ -97,7 +97,7 @@ function planParameters(
       );
     }
     const candidate = (options.input ?? type) as Constructor;
-    if (typeof candidate !== 'function' || NOT_DTO_TYPES.has(candidate)) {
+    if (!isDtoClass(candidate)) {
       throw new DefinitionError(
         'TOOL_INPUT_NOT_A_CLASS',
         `${where}: parameter ${index} is typed as ${describeType(type)}, which carries no schema. ` +

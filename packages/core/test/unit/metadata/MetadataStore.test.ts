@@ -21,8 +21,8 @@ describe('MetadataStore', () => {
         return '';
       }
     }
-    expect(metadataStore.toolsOf(Kid).map((d) => d.methodName)).toEqual(['up', 'down']);
-    expect(metadataStore.toolsOf(Parent).map((d) => d.methodName)).toEqual(['up']);
+    expect(metadataStore.definitionsOf(Kid, 'tool').map((d) => d.methodName)).toEqual(['up', 'down']);
+    expect(metadataStore.definitionsOf(Parent, 'tool').map((d) => d.methodName)).toEqual(['up']);
   });
 
   it('looks descriptions up the class chain and lists a class\'s own', () => {
@@ -38,7 +38,7 @@ describe('MetadataStore', () => {
     store.add({ kind: 'tool', target: P, methodName: 'm', options: {}, paramTypes: [] });
     store.addDescription({ target: Child, propertyName: 'b', description: 'x' });
     store.clear();
-    expect(store.toolsOf(P)).toEqual([]);
+    expect(store.definitionsOf(P, 'tool')).toEqual([]);
     expect(store.descriptionOf(Child, 'b')).toBe('x');
   });
 });
