@@ -1,7 +1,7 @@
 /**
  * The official MCP JSON Schemas as a test oracle: nothing a server sends may fail the schema
- * of the protocol version it speaks. Schemas are read from ../shared/spec/<version>/schema.json
- * and compiled lazily, once per version.
+ * of the protocol version it speaks. Schemas are read from test-support/spec/<version>/schema.json
+ * (copies of the official files; see spec/README.md) and compiled lazily, once per version.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,8 +20,7 @@ export const ALL_SPEC_VERSIONS = [...SUPPORTED_SPEC_VERSIONS, MODERN_SPEC_VERSIO
 
 export type SpecVersion = (typeof ALL_SPEC_VERSIONS)[number];
 
-const repoRoot = path.resolve(__dirname, '..');
-export const SPEC_DIR = path.resolve(repoRoot, '..', 'shared', 'spec');
+export const SPEC_DIR = path.resolve(__dirname, 'spec');
 
 export interface ServerMessageOptions {
   /** Method of the client request this message answers; enables the check of `result`. */

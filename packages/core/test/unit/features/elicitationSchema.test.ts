@@ -41,8 +41,8 @@ import { Description, EnumTitles, Title } from '../../../src/decorators';
 import { DefinitionError, InvalidClientResponseError } from '../../../src/errors';
 import { elicitationSchemaFor, readElicitResult } from '../../../src/features/elicitationSchema';
 import type { Constructor } from '../../../src/metadata';
+import { SPEC_DIR } from '../../../../../test-support/specSchema';
 
-const SPEC_DIR = path.resolve(__dirname, '../../../../../../shared/spec');
 
 type Node = Record<string, any>;
 
