@@ -4,6 +4,7 @@ import {
   ALL_SPEC_VERSIONS,
   MODERN_SPEC_VERSION,
   SPEC_DIR,
+  schemaFile,
   SUPPORTED_SPEC_VERSIONS,
   expectValidServerMessages,
   validateServerMessage,
@@ -138,7 +139,7 @@ describe('validateServerMessage', () => {
 
   it('knows a result definition for every client request of every version', () => {
     for (const version of ALL_SPEC_VERSIONS) {
-      const schema = JSON.parse(fs.readFileSync(path.join(SPEC_DIR, version, 'schema.json'), 'utf8'));
+      const schema = JSON.parse(fs.readFileSync(schemaFile(version), 'utf8'));
       const defs = schema.definitions ?? schema.$defs;
       const methods = defs.ClientRequest.anyOf.map((m: { $ref: string }) => defs[m.$ref.split('/').pop()!].properties.method.const);
       for (const method of methods) {
@@ -157,7 +158,7 @@ describe(`validateServerMessage ${MODERN_SPEC_VERSION} (session-less era)`, () =
       file: `${definition}/${file}`,
       json: JSON.parse(fs.readFileSync(path.join(examples, definition, file), 'utf8')),
     }));
-  const schema = JSON.parse(fs.readFileSync(path.join(SPEC_DIR, version, 'schema.json'), 'utf8'));
+  const schema = JSON.parse(fs.readFileSync(schemaFile(version), 'utf8'));
 
   // This official example omits ttlMs and cacheScope, which ReadResourceResult requires; the
   // schema's own ReadResourceResultResponse lets it through only because its anyOf also offers

@@ -41,7 +41,7 @@ import { Description, EnumTitles, Title } from '../../../src/decorators';
 import { DefinitionError, InvalidClientResponseError } from '../../../src/errors';
 import { elicitationSchemaFor, readElicitResult } from '../../../src/features/elicitationSchema';
 import type { Constructor } from '../../../src/metadata';
-import { SPEC_DIR } from '../../../../../test-support/specSchema';
+import { schemaFile } from '../../../../../test-support/specSchema';
 
 
 type Node = Record<string, any>;
@@ -62,7 +62,7 @@ const oracles = new Map<string, Oracle>();
 function oracle(version: string): Oracle {
   let found = oracles.get(version);
   if (found) return found;
-  const spec = JSON.parse(readFileSync(path.join(SPEC_DIR, version, 'schema.json'), 'utf8')) as Node;
+  const spec = JSON.parse(readFileSync(schemaFile(version), 'utf8')) as Node;
   const draft07 = String(spec.$schema).includes('draft-07');
   const defsKey = draft07 ? 'definitions' : '$defs';
   const strictSpec = structuredClone(spec);

@@ -1,0 +1,114 @@
+import type { Implementation, LoggingLevel, Root } from '@typemcp/core';
+
+/** The JSON the server answered with; helpers narrow it to the documented fields. */
+export type JsonObject = Record<string, unknown>;
+
+export interface ListedTool extends JsonObject {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: JsonObject;
+  outputSchema?: JsonObject;
+  annotations?: JsonObject;
+}
+
+export interface ContentBlock extends JsonObject {
+  type: string;
+  text?: string;
+}
+
+export interface CallToolResult extends JsonObject {
+  content: ContentBlock[];
+  structuredContent?: JsonObject;
+  isError?: boolean;
+}
+
+export interface ListedResource extends JsonObject {
+  uri: string;
+  name: string;
+  mimeType?: string;
+}
+
+export interface ListedResourceTemplate extends JsonObject {
+  uriTemplate: string;
+  name: string;
+  mimeType?: string;
+}
+
+export interface ResourceContents extends JsonObject {
+  uri: string;
+  mimeType?: string;
+  text?: string;
+  blob?: string;
+}
+
+export interface ReadResourceResult extends JsonObject {
+  contents: ResourceContents[];
+}
+
+export interface ListedPrompt extends JsonObject {
+  name: string;
+  description?: string;
+  arguments?: Array<{ name: string; description?: string; required?: boolean }>;
+}
+
+export interface PromptMessage extends JsonObject {
+  role: 'user' | 'assistant';
+  content: ContentBlock;
+}
+
+export interface GetPromptResult extends JsonObject {
+  description?: string;
+  messages: PromptMessage[];
+}
+
+export type CompletionReference = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+
+export interface CompleteResult extends JsonObject {
+  completion: { values: string[]; total?: number; hasMore?: boolean };
+}
+
+export interface ReceivedNotification {
+  method: string;
+  params?: JsonObject;
+}
+
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface RequestOptions {
+  /** Aborting sends `notifications/cancelled` and rejects the call. */
+  signal?: AbortSignal;
+  /** Asks for progress (a `progressToken` in `_meta`) and receives each notification. */
+  onprogress?: (update: ProgressUpdate) => void;
+  /** Default: the client's `requestTimeoutMs`. */
+  timeoutMs?: number;
+}
+
+/** Answers a server-to-client request; what it returns is the result, what it throws an error. */
+export type ClientRequestHandler = (params: JsonObject) => JsonObject | Promise<JsonObject>;
+
+export interface TestClientOptions {
+  /** Protocol version to ask for in `initialize`; default: the latest handshake version. */
+  protocolVersion?: string;
+  /** Default `{ name: 'typemcp-test-client', version: '0.0.0' }`. */
+  clientInfo?: Implementation;
+  /** Fake for `sampling/createMessage`; declares the sampling capability (with tools from 2025-11-25). */
+  sampling?: ClientRequestHandler;
+  /** Fake for `elicitation/create`; declares elicitation (form and url modes from 2025-11-25; from 2025-06-18). */
+  elicitation?: ClientRequestHandler;
+  /** Fake for `roots/list`: the roots, or a function returning them; declares roots. */
+  roots?: Root[] | (() => Root[] | Promise<Root[]>);
+  /**
+   * Validate every message the server sends against the official schema of the negotiated
+   * revision (default true). A violation fails the call it answers, or the next call.
+   */
+  schemaCheck?: boolean;
+  /** How long a request may wait for its answer (default 10 000 ms). */
+  requestTimeoutMs?: number;
+}
+
+

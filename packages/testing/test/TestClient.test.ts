@@ -1,0 +1,335 @@
+import 'reflect-metadata';
+import { IsString } from 'class-validator';
+import { injectable } from 'tsyringe';
+import { Completion, Context, Description, InMemoryTransport, McpServer, metadataStore, Prompt, Resource, Tool, ToolError } from '@typemcp/core';
+import { createTestClient, McpRequestError, SchemaViolationError, TestClient, validateServerMessage } from '@typemcp/testing';
+
+class EchoInput {
+  @IsString() @Description('What to echo') text!: string;
+}
+
+class NameArgs {
+  @IsString() name!: string;
+}
+
+class ColourAnswer {
+  @IsString() colour!: string;
+}
+
+function declareProviders() {
+  @injectable()
+  class Everything {
+    @Tool({ description: 'Echoes its input' })
+    echo(input: EchoInput): string {
+      return input.text;
+    }
+
+    @Tool({ description: 'Always fails' })
+    broken(): string {
+      throw new ToolError('broken on purpose');
+    }
+
+    @Tool({ description: 'Reports progress twice' })
+    async slow(ctx: Context): Promise<string> {
+      ctx.progress(1, 2, 'half');
+      ctx.progress(2, 2, 'done');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return 'finished';
+    }
+
+    @Tool({ description: 'Waits until cancelled' })
+    async hang(ctx: Context): Promise<string> {
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+      return 'cancelled';
+    }
+
+    @Tool({ description: 'Asks the model' })
+    async ask(ctx: Context): Promise<string> {
+      const answer = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }], maxTokens: 10 });
+      const [first] = Array.isArray(answer.content) ? answer.content : [answer.content];
+      return first.type === 'text' ? first.text : '?';
+    }
+
+    @Tool({ description: 'Asks the user' })
+    async favourite(ctx: Context): Promise<string> {
+      const answer = await ctx.elicit('Favourite colour?', ColourAnswer);
+      return answer.action === 'accept' ? answer.content.colour : answer.action;
+    }
+
+    @Tool({ description: 'Lists the roots' })
+    async where(ctx: Context): Promise<string> {
+      return (await ctx.roots()).map((r) => r.uri).join(' ');
+    }
+
+    @Resource({ uri: 'mem://fixed', mimeType: 'text/plain' })
+    fixed(): string {
+      return 'fixed text';
+    }
+
+    @Resource({ uri: 'mem://items/{id}', mimeType: 'text/plain' })
+    item(vars: { id: string }): string {
+      return `item ${vars.id}`;
+    }
+
+    @Completion({ resource: 'mem://items/{id}', argument: 'id' })
+    ids(value: string): string[] {
+      return ['a1', 'a2', 'b1'].filter((id) => id.startsWith(value));
+    }
+
+    @Prompt({ description: 'Greets' })
+    greet(args: NameArgs): string {
+      return `Hello ${args.name}`;
+    }
+  }
+  return Everything;
+}
+
+let Everything: ReturnType<typeof declareProviders>;
+beforeEach(() => {
+  metadataStore.clear();
+  Everything = declareProviders();
+});
+
+const text = (result: { content: Array<{ text?: string }> }) => result.content.map((c) => c.text).join('');
+
+describe('createTestClient', () => {
+  it('creates a server from provider classes, completes the handshake and closes both', async () => {
+    const client = await createTestClient([Everything]);
+    expect(client.serverInfo).toEqual({ name: 'test-server', version: '0.0.0' });
+    expect(client.protocolVersion).toBe('2025-11-25');
+    expect(client.serverCapabilities).toMatchObject({ tools: { listChanged: true }, completions: {} });
+    await client.close();
+    await expect(client.callTool('echo', { text: 'x' })).rejects.toThrow('the test client is closed');
+  });
+
+  it('uses a server passed in and leaves it open', async () => {
+    const server = new McpServer({ name: 'mine', version: '1.2.3', instructions: 'Be kind', providers: [Everything] });
+    const first = await createTestClient(server, { protocolVersion: '2025-03-26' });
+    expect(first.serverInfo).toEqual({ name: 'mine', version: '1.2.3' });
+    expect(first.instructions).toBe('Be kind');
+    expect(first.protocolVersion).toBe('2025-03-26');
+    await first.close();
+    const second = await createTestClient(server);
+    expect(text(await second.callTool('echo', { text: 'still serving' }))).toBe('still serving');
+    await second.close();
+    await server.close();
+  });
+
+  it('accepts server options', async () => {
+    const client = await createTestClient({ name: 'from-options', version: '9.9.9', providers: [Everything] });
+    expect(client.serverInfo.name).toBe('from-options');
+    await client.close();
+  });
+
+  it.each(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'])('speaks protocol %s', async (version) => {
+    const client = await createTestClient([Everything], { protocolVersion: version });
+    expect(client.protocolVersion).toBe(version);
+    expect((await client.listTools()).map((t) => t.name)).toContain('echo');
+    await client.close();
+  });
+});
+
+describe('TestClient helpers', () => {
+  let client: TestClient;
+  beforeEach(async () => {
+    client = await createTestClient([Everything]);
+  });
+  afterEach(() => client.close());
+
+  it('lists and calls tools; tool errors come back as results', async () => {
+    const tools = await client.listTools();
+    expect(tools.find((t) => t.name === 'echo')?.inputSchema).toMatchObject({ properties: { text: { type: 'string', description: 'What to echo' } } });
+    expect(text(await client.callTool('echo', { text: 'hi' }))).toBe('hi');
+    const failed = await client.callTool('broken');
+    expect(failed).toMatchObject({ isError: true, content: [{ type: 'text', text: 'broken on purpose' }] });
+    const invalid = await client.callTool('echo', { text: 3 });
+    expect(invalid.isError).toBe(true);
+  });
+
+  it('rejects JSON-RPC errors with McpRequestError carrying the code', async () => {
+    const error = await client.callTool('nope').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpRequestError);
+    expect(error).toMatchObject({ method: 'tools/call', code: -32602 });
+    await expect(client.request('no/such/method')).rejects.toMatchObject({ code: -32601 });
+  });
+
+  it('reads resources and templates, completes, and gets prompts', async () => {
+    expect((await client.listResources()).map((r) => r.uri)).toEqual(['mem://fixed']);
+    expect((await client.listResourceTemplates()).map((t) => t.uriTemplate)).toEqual(['mem://items/{id}']);
+    expect((await client.readResource('mem://items/42')).contents).toEqual([{ uri: 'mem://items/42', mimeType: 'text/plain', text: 'item 42' }]);
+    expect((await client.complete({ type: 'ref/resource', uri: 'mem://items/{id}' }, { name: 'id', value: 'a' })).completion.values).toEqual(['a1', 'a2']);
+    expect((await client.listPrompts()).map((p) => p.name)).toEqual(['greet']);
+    expect((await client.getPrompt('greet', { name: 'Ada' })).messages[0].content).toEqual({ type: 'text', text: 'Hello Ada' });
+  });
+
+
+  it('records every notification and reports progress to the call that asked', async () => {
+    await client.setLogLevel('debug');
+    const updates: unknown[] = [];
+    const result = await client.callTool('slow', undefined, { onprogress: (u) => updates.push(u) });
+    expect(text(result)).toBe('finished');
+    expect(updates).toEqual([
+      { progress: 1, total: 2, message: 'half' },
+      { progress: 2, total: 2, message: 'done' },
+    ]);
+    expect(client.notifications.filter((n) => n.method === 'notifications/progress')).toHaveLength(2);
+  });
+
+  it('cancels a call when its signal aborts', async () => {
+    const controller = new AbortController();
+    const call = client.callTool('hang', undefined, { signal: controller.signal });
+    setTimeout(() => controller.abort('enough'), 10);
+    await expect(call).rejects.toThrow('tools/call was cancelled: enough');
+    expect(text(await client.callTool('echo', { text: 'alive' }))).toBe('alive');
+  });
+
+  it('fails a call that gets no answer in time', async () => {
+    await expect(client.callTool('hang', undefined, { timeoutMs: 20 })).rejects.toThrow('tools/call got no answer within 20 ms');
+  });
+});
+
+describe('notifications', () => {
+  it('subscribes to resources and waits for the next notification', async () => {
+    const server = new McpServer({ name: 'subs', version: '1', providers: [Everything] });
+    const client = await createTestClient(server);
+    await client.subscribe('mem://fixed');
+    const updated = client.nextNotification('notifications/resources/updated');
+    server.resources.notifyUpdated('mem://fixed');
+    expect(await updated).toEqual({ uri: 'mem://fixed' });
+
+    await client.unsubscribe('mem://fixed');
+    const listChanged = client.nextNotification('notifications/tools/list_changed');
+    server.tools.disable('broken');
+    expect(await listChanged).toBeUndefined();
+    expect(client.notifications.map((n) => n.method)).toEqual(['notifications/resources/updated', 'notifications/tools/list_changed']);
+    await expect(client.nextNotification('notifications/prompts/list_changed', { timeoutMs: 20 })).rejects.toThrow(
+      'No notifications/prompts/list_changed notification within 20 ms',
+    );
+    await client.close();
+    await server.close();
+  });
+});
+
+describe('client-feature fakes', () => {
+  it('answers sampling, elicitation and roots with the fakes', async () => {
+    const sampled: unknown[] = [];
+    const client = await createTestClient([Everything], {
+      sampling: (params) => {
+        sampled.push(params);
+        return { role: 'assistant', content: { type: 'text', text: 'hi there' }, model: 'fake-model' };
+      },
+      elicitation: () => ({ action: 'accept', content: { colour: 'teal' } }),
+      roots: [{ uri: 'file:///work', name: 'work' }],
+    });
+    expect(text(await client.callTool('ask'))).toBe('hi there');
+    expect(sampled).toEqual([expect.objectContaining({ maxTokens: 10 })]);
+    expect(text(await client.callTool('favourite'))).toBe('teal');
+    expect(text(await client.callTool('where'))).toBe('file:///work');
+    await client.close();
+  });
+
+  it('a roots function is asked each time the server lists roots', async () => {
+    let calls = 0;
+    const client = await createTestClient([Everything], { roots: () => [{ uri: `file:///r${++calls}` }] });
+    expect(text(await client.callTool('where'))).toBe('file:///r1');
+    await client.close();
+  });
+
+  it('declares no capability it has no fake for, so the server says what is missing', async () => {
+    const client = await createTestClient([Everything]);
+    const result = await client.callTool('ask');
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/sampling/);
+    await client.close();
+  });
+
+  it('a fake that throws answers the server with that error', async () => {
+    const client = await createTestClient([Everything], {
+      elicitation: () => {
+        throw new Error('no user here');
+      },
+    });
+    await expect(client.callTool('favourite')).rejects.toThrow('no user here');
+    await client.close();
+  });
+
+  it('answers a request it has no fake for with -32601 naming the option', async () => {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const sent: unknown[] = [];
+    serverSide.onmessage = (message) => {
+      sent.push(message);
+      const m = message as { id?: number; method?: string };
+      if (m.method === 'initialize') {
+        void serverSide.send({ jsonrpc: '2.0', id: m.id!, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'raw', version: '1' } } });
+      }
+      if (m.method === 'notifications/initialized') void serverSide.send({ jsonrpc: '2.0', id: 'q', method: 'roots/list' });
+    };
+    await serverSide.start();
+    const client = await TestClient.connect(clientSide);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(sent.at(-1)).toEqual({
+      jsonrpc: '2.0',
+      id: 'q',
+      error: { code: -32601, message: 'The test client has no fake for roots/list: pass { roots: [...] } to createTestClient' },
+    });
+    await client.close();
+  });
+});
+
+describe('schema checks', () => {
+  /** A hand-written server that answers tools/list with whatever the test gives it. */
+  async function rawServer(toolsListResult: unknown, options: { protocolVersion?: string } = {}) {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    serverSide.onmessage = (message) => {
+      const m = message as { id?: number; method?: string };
+      if (m.method === 'initialize') {
+        void serverSide.send({ jsonrpc: '2.0', id: m.id!, result: { protocolVersion: options.protocolVersion ?? '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } } });
+      } else if (m.method === 'tools/list') {
+        void serverSide.send({ jsonrpc: '2.0', id: m.id!, result: toolsListResult } as never);
+      }
+    };
+    await serverSide.start();
+    return clientSide;
+  }
+
+  it('fails the call whose answer breaks the schema, naming the path', async () => {
+    const client = await TestClient.connect(await rawServer({ tools: [{ name: 'x' }] }));
+    const error = await client.listTools().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SchemaViolationError);
+    expect((error as Error).message).toContain('(the answer to tools/list) fails the 2025-11-25 schema');
+    expect((error as Error).message).toContain("/result/tools/0 must have required property 'inputSchema'");
+    await client.close();
+  });
+
+  it('can be turned off', async () => {
+    const client = await TestClient.connect(await rawServer({ tools: [{ name: 'x' }] }), { schemaCheck: false });
+    expect(await client.listTools()).toEqual([{ name: 'x' }]);
+    await client.close();
+  });
+
+  it('refuses a server that answers another protocol version', async () => {
+    await expect(TestClient.connect(await rawServer({ tools: [] }, { protocolVersion: '2025-06-18' }))).rejects.toThrow(
+      'Asked the server for protocol 2025-11-25 but it answered 2025-06-18',
+    );
+  });
+
+  it('exports the checker for messages recorded elsewhere', () => {
+    expect(validateServerMessage('2025-06-18', { jsonrpc: '2.0', id: 1, result: { tools: [] } }, { requestMethod: 'tools/list' })).toEqual([]);
+    expect(validateServerMessage('2025-06-18', { jsonrpc: '2.0', method: 'notifications/unknown' })[0]).toMatch(/is not a ServerNotification/);
+  });
+});
+
+describe('pagination', () => {
+  it('follows nextCursor to the end', async () => {
+    const server = new McpServer({ name: 'paged', version: '1', providers: [Everything], pageSize: 2 });
+    const client = await createTestClient(server);
+    const spy = jest.spyOn(client, 'request');
+    expect((await client.listTools()).map((t) => t.name)).toEqual(['echo', 'broken', 'slow', 'hang', 'ask', 'favourite', 'where']);
+    const pages = spy.mock.calls.map((call) => call[1]);
+    expect(pages).toHaveLength(4);
+    expect(pages[0]).toBeUndefined();
+    expect(pages[1]).toEqual({ cursor: expect.any(String) });
+    await client.close();
+    await server.close();
+  });
+});
