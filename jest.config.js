@@ -5,10 +5,14 @@ const swcOptions = require('./test-support/swcOptions');
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/packages', '<rootDir>/examples'],
+  roots: ['<rootDir>/packages', '<rootDir>/templates', '<rootDir>/examples'],
   testMatch: ['**/test/**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', swcOptions] },
-  moduleNameMapper: { '^@typemcp/([a-z-]+)$': '<rootDir>/packages/$1/src' },
+  moduleNameMapper: {
+    '^@typemcp/([a-z-]+)$': '<rootDir>/packages/$1/src',
+    // NodeNext-style sources (templates) import './x.js'; resolve it to './x.ts'.
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
   testTimeout: 20000,
 };

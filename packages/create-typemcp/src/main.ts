@@ -1,0 +1,86 @@
+import { spawnSync } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { nextSteps, scaffold, ScaffoldError } from './scaffold';
+import type { PackageManager, TransportChoice } from './scaffold';
+
+const USAGE = `Usage: npm create typemcp <directory> [-- options]
+       npx create-typemcp <directory> [options]
+
+Creates a TypeMCP server project from the default template.
+
+Options:
+  --transport <stdio|http>   transport the server uses by default (default: stdio)
+  --pm <npm|pnpm|yarn|bun>   package manager for the next steps (default: the one running this)
+  --name <package-name>      package name (default: the directory's name)
+  --install                  install the dependencies right away
+  -h, --help                 show this help
+`;
+
+const TRANSPORTS: readonly TransportChoice[] = ['stdio', 'http'];
+const PACKAGE_MANAGERS: readonly PackageManager[] = ['npm', 'pnpm', 'yarn', 'bun'];
+
+/** Runs the command; resolves to the process exit code (2 for usage errors). */
+export async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        transport: { type: 'string' },
+        pm: { type: 'string' },
+        name: { type: 'string' },
+        install: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    return usageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (positionals.length !== 1) return usageError(positionals.length ? `expected one directory, got ${positionals.join(' ')}` : 'the directory to create is missing');
+  const transport = values.transport ?? 'stdio';
+  if (!isOneOf(transport, TRANSPORTS)) return usageError(`--transport must be stdio or http, not "${transport}"`);
+  const packageManager = values.pm ?? packageManagerFromUserAgent(process.env.npm_config_user_agent);
+  if (!isOneOf(packageManager, PACKAGE_MANAGERS)) return usageError(`--pm must be one of ${PACKAGE_MANAGERS.join(', ')}, not "${packageManager}"`);
+
+  let result;
+  try {
+    result = scaffold({ directory: positionals[0], name: values.name, transport });
+  } catch (error) {
+    if (error instanceof ScaffoldError) return usageError(error.message);
+    throw error;
+  }
+  process.stdout.write(`Created ${result.name} in ${result.directory} (${result.files.length} files, ${transport} by default).\n`);
+
+  if (values.install) {
+    process.stdout.write(`Running ${packageManager} install…\n`);
+    const install = spawnSync(packageManager, ['install'], { cwd: result.directory, stdio: 'inherit', shell: process.platform === 'win32' });
+    if (install.status !== 0) {
+      process.stderr.write(`create-typemcp: ${packageManager} install failed; run it yourself in ${result.directory}.\n`);
+      return 1;
+    }
+  }
+  process.stdout.write(`\nNext steps:\n${nextSteps(result, packageManager, values.install).map((line) => `  ${line}`).join('\n')}\n`);
+  process.stdout.write(`\nSee README.md in the project for connecting a client over stdio or HTTP.\n`);
+  return 0;
+}
+
+/** npm, pnpm, yarn and bun set npm_config_user_agent to "<name>/<version> …" when they run a create package. */
+function packageManagerFromUserAgent(userAgent: string | undefined): string {
+  const name = userAgent?.split('/')[0];
+  return name && isOneOf(name, PACKAGE_MANAGERS) ? name : 'npm';
+}
+
+function isOneOf<T extends string>(value: string, choices: readonly T[]): value is T {
+  return (choices as readonly string[]).includes(value);
+}
+
+function usageError(message: string): number {
+  process.stderr.write(`create-typemcp: ${message}\n\n${USAGE}`);
+  return 2;
+}

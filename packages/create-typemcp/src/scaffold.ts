@@ -1,0 +1,140 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+export type TransportChoice = 'stdio' | 'http';
+export type PackageManager = 'npm' | 'pnpm' | 'yarn' | 'bun';
+
+export interface ScaffoldOptions {
+  /** Folder to create the project in; it must not exist or be empty. */
+  directory: string;
+  /** Package name; defaults to the folder's name. */
+  name?: string;
+  /** Transport the server uses when started without --stdio or --http. Default: stdio. */
+  transport?: TransportChoice;
+  /** Version range written for the @typemcp/* packages. Default: ^ this package's version. */
+  typemcpVersion?: string;
+  /** Template folder to copy. Default: the template shipped with this package. */
+  templateDir?: string;
+}
+
+export interface ScaffoldResult {
+  directory: string;
+  name: string;
+  files: string[];
+}
+
+/** The name the template uses for itself; every occurrence becomes the project's name. */
+const TEMPLATE_NAME = 'typemcp-template-default';
+/** What a template folder may hold that is not part of the template. */
+const SKIPPED = new Set(['node_modules', 'dist', 'coverage']);
+/** npm drops .gitignore files from packages, so templates carry it under this name. */
+const RENAMED: Readonly<Record<string, string>> = { gitignore: '.gitignore' };
+const TEXT_FILE = /\.(ts|js|cjs|mjs|json|md)$|^gitignore$/;
+const DEFAULT_TRANSPORT_LINE = /const DEFAULT_TRANSPORT: 'stdio' \| 'http' = '(stdio|http)';/;
+
+/** Copies the template into `options.directory`, naming the project and pinning versions. */
+export function scaffold(options: ScaffoldOptions): ScaffoldResult {
+  const directory = path.resolve(options.directory);
+  const name = options.name ?? path.basename(directory);
+  const problem = packageNameProblem(name);
+  if (problem) throw new ScaffoldError(`"${name}" cannot be a package name: ${problem}. Pick another folder name or pass --name.`);
+  if (!isEmptyOrMissing(directory)) {
+    throw new ScaffoldError(`${directory} is not empty. Choose a new folder, or empty this one first.`);
+  }
+  const templateDir = options.templateDir ?? findTemplate();
+  const typemcpVersion = options.typemcpVersion ?? `^${ownVersion()}`;
+  const transport = options.transport ?? 'stdio';
+
+  fs.mkdirSync(directory, { recursive: true });
+  const files = copyTree(templateDir, directory, (relative, content) => {
+    if (relative === 'package.json') return packageJson(content, name, typemcpVersion);
+    let text = content.split(TEMPLATE_NAME).join(name);
+    if (relative === path.join('src', 'main.ts')) {
+      text = text.replace(DEFAULT_TRANSPORT_LINE, `const DEFAULT_TRANSPORT: 'stdio' | 'http' = '${transport}';`);
+    }
+    return text;
+  });
+  return { directory, name, files: files.sort() };
+}
+
+/** The commands a user runs next, for the package manager they chose. */
+export function nextSteps(result: ScaffoldResult, packageManager: PackageManager, installed: boolean): string[] {
+  const run = (script: string) => (packageManager === 'npm' ? `npm run ${script}` : `${packageManager} ${script}`);
+  const relative = path.relative(process.cwd(), result.directory) || '.';
+  return [
+    ...(relative === '.' ? [] : [`cd ${relative.includes(' ') ? JSON.stringify(relative) : relative}`]),
+    ...(installed ? [] : [`${packageManager} install`]),
+    `${run('build')} && ${packageManager === 'npm' ? 'npm start' : run('start')}`,
+    run('test'),
+    run('dev'),
+  ];
+}
+
+export class ScaffoldError extends Error {
+  override readonly name = 'ScaffoldError';
+}
+
+/** Why `name` is not a valid npm package name, or undefined when it is. */
+export function packageNameProblem(name: string): string | undefined {
+  if (name.length === 0) return 'it is empty';
+  if (name.length > 214) return 'it is longer than 214 characters';
+  if (name !== name.toLowerCase()) return 'it has capital letters';
+  if (/^[._]/.test(name)) return 'it starts with "." or "_"';
+  if (!/^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/.test(name)) {
+    return 'only lowercase letters, digits, "-", ".", "_" and "~" are allowed (with an optional @scope/)';
+  }
+  return undefined;
+}
+
+function isEmptyOrMissing(directory: string): boolean {
+  try {
+    return fs.readdirSync(directory).filter((entry) => entry !== '.git').length === 0;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
+    throw error;
+  }
+}
+
+/** The template shipped inside the package (copied there when it is packed), else the repository's. */
+function findTemplate(): string {
+  const candidates = [path.join(__dirname, '..', 'template'), path.join(__dirname, '..', '..', '..', 'templates', 'default')];
+  const found = candidates.find((dir) => fs.existsSync(path.join(dir, 'package.json')));
+  if (!found) throw new ScaffoldError(`The project template is missing (looked in ${candidates.join(', ')}); reinstall create-typemcp.`);
+  return found;
+}
+
+function ownVersion(): string {
+  return (JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+function packageJson(content: string, name: string, typemcpVersion: string): string {
+  const manifest = JSON.parse(content) as Record<string, unknown>;
+  manifest.name = name;
+  for (const field of ['dependencies', 'devDependencies'] as const) {
+    const deps = manifest[field] as Record<string, string> | undefined;
+    for (const dep of Object.keys(deps ?? {})) if (dep.startsWith('@typemcp/')) deps![dep] = typemcpVersion;
+  }
+  return `${JSON.stringify(manifest, null, 2)}\n`;
+}
+
+/** Copies `from` into `to`, passing text files through `transform`; returns the paths written. */
+function copyTree(from: string, to: string, transform: (relative: string, content: string) => string, relative = ''): string[] {
+  const written: string[] = [];
+  for (const entry of fs.readdirSync(path.join(from, relative), { withFileTypes: true })) {
+    if (SKIPPED.has(entry.name) || entry.name.endsWith('.tsbuildinfo')) continue;
+    const source = path.join(relative, entry.name);
+    const target = path.join(relative, RENAMED[entry.name] ?? entry.name);
+    if (entry.isDirectory()) {
+      fs.mkdirSync(path.join(to, target), { recursive: true });
+      written.push(...copyTree(from, to, transform, source));
+      continue;
+    }
+    if (TEXT_FILE.test(entry.name)) {
+      fs.writeFileSync(path.join(to, target), transform(target, fs.readFileSync(path.join(from, source), 'utf8')));
+    } else {
+      fs.copyFileSync(path.join(from, source), path.join(to, target));
+    }
+    written.push(target);
+  }
+  return written;
+}

@@ -1,0 +1,118 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { nextSteps, packageNameProblem, scaffold, ScaffoldError } from '../src';
+import { runTsPath } from '../../../test-support/spawnServer';
+
+const templateDir = path.join(__dirname, '..', '..', '..', 'templates', 'default');
+const binTs = path.join(__dirname, '..', 'src', 'bin.ts');
+
+let workDir: string;
+beforeEach(() => {
+  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'create-typemcp-'));
+});
+afterEach(() => fs.rmSync(workDir, { recursive: true, force: true }));
+
+const read = (...parts: string[]) => fs.readFileSync(path.join(workDir, ...parts), 'utf8');
+
+describe('scaffold', () => {
+  it('copies the template, names the project and pins the @typemcp packages', () => {
+    const result = scaffold({ directory: path.join(workDir, 'my-server'), typemcpVersion: '^1.2.3' });
+    expect(result.name).toBe('my-server');
+    expect(result.files).toEqual(expect.arrayContaining(['.gitignore', 'package.json', 'README.md', path.join('src', 'main.ts'), path.join('test', 'server.test.ts')]));
+    expect(result.files).not.toContain('gitignore');
+
+    const manifest = JSON.parse(read('my-server', 'package.json'));
+    expect(manifest.name).toBe('my-server');
+    expect(manifest.private).toBe(true);
+    expect(manifest.dependencies['@typemcp/core']).toBe('^1.2.3');
+    expect(manifest.devDependencies['@typemcp/testing']).toBe('^1.2.3');
+    expect(manifest.devDependencies['@typemcp/cli']).toBe('^1.2.3');
+    expect(manifest.dependencies.tsyringe).toBe(JSON.parse(fs.readFileSync(path.join(templateDir, 'package.json'), 'utf8')).dependencies.tsyringe);
+
+    expect(read('my-server', 'README.md')).toContain('"my-server": {');
+    expect(read('my-server', 'README.md')).not.toContain('typemcp-template-default');
+    expect(read('my-server', 'src', 'server.ts')).toContain("name: 'my-server'");
+    expect(read('my-server', 'src', 'main.ts')).toContain("const DEFAULT_TRANSPORT: 'stdio' | 'http' = 'stdio';");
+    // Nothing the template folder holds from its own builds and installs comes along.
+    expect(fs.existsSync(path.join(workDir, 'my-server', 'node_modules'))).toBe(false);
+    expect(fs.existsSync(path.join(workDir, 'my-server', 'dist'))).toBe(false);
+  });
+
+  it('makes HTTP the default transport when asked', () => {
+    scaffold({ directory: path.join(workDir, 'web'), transport: 'http' });
+    expect(read('web', 'src', 'main.ts')).toContain("const DEFAULT_TRANSPORT: 'stdio' | 'http' = 'http';");
+  });
+
+  it('uses its own version for the @typemcp packages by default', () => {
+    scaffold({ directory: path.join(workDir, 'p') });
+    const own = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')).version;
+    expect(JSON.parse(read('p', 'package.json')).dependencies['@typemcp/core']).toBe(`^${own}`);
+  });
+
+  it('accepts an empty directory or one holding only .git, and refuses one with files', () => {
+    fs.mkdirSync(path.join(workDir, 'empty', '.git'), { recursive: true });
+    expect(() => scaffold({ directory: path.join(workDir, 'empty') })).not.toThrow();
+
+    fs.mkdirSync(path.join(workDir, 'taken'));
+    fs.writeFileSync(path.join(workDir, 'taken', 'notes.txt'), 'mine');
+    expect(() => scaffold({ directory: path.join(workDir, 'taken') })).toThrow(ScaffoldError);
+    expect(() => scaffold({ directory: path.join(workDir, 'taken') })).toThrow(/is not empty/);
+    expect(fs.readdirSync(path.join(workDir, 'taken'))).toEqual(['notes.txt']);
+  });
+
+  it('refuses names npm would refuse, saying why', () => {
+    expect(() => scaffold({ directory: path.join(workDir, 'My Server') })).toThrow(/"My Server" cannot be a package name: it has capital letters/);
+    expect(() => scaffold({ directory: path.join(workDir, 'ok'), name: 'bad name' })).toThrow(/only lowercase letters/);
+    expect(fs.existsSync(path.join(workDir, 'ok'))).toBe(false);
+    expect(packageNameProblem('@acme/tools')).toBeUndefined();
+    expect(packageNameProblem('_private')).toMatch(/starts with/);
+    expect(packageNameProblem('')).toBe('it is empty');
+  });
+
+  it('names the next steps for the chosen package manager', () => {
+    const result = { directory: path.join(process.cwd(), 'srv'), name: 'srv', files: [] };
+    expect(nextSteps(result, 'npm', false)).toEqual(['cd srv', 'npm install', 'npm run build && npm start', 'npm run test', 'npm run dev']);
+    expect(nextSteps(result, 'pnpm', true)).toEqual(['cd srv', 'pnpm build && pnpm start', 'pnpm test', 'pnpm dev']);
+  });
+});
+
+describe('the create-typemcp command', () => {
+  const run = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+    spawnSync(process.execPath, ['-r', runTsPath, binTs, ...args], { cwd: workDir, encoding: 'utf8', env: { ...process.env, ...env } });
+
+  it('creates the project and prints the next steps', () => {
+    const result = run(['srv', '--transport', 'http'], { npm_config_user_agent: 'pnpm/9.0.0 npm/? node/v20' });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain(`Created srv in ${path.join(fs.realpathSync(workDir), 'srv')}`);
+    expect(result.stdout).toContain('http by default');
+    expect(result.stdout).toMatch(/Next steps:\n {2}cd srv\n {2}pnpm install\n/);
+    expect(read('srv', 'src', 'main.ts')).toContain("= 'http';");
+  });
+
+  it('exits with 2 and the usage on bad input, writing nothing', () => {
+    const missing = run([]);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain('the directory to create is missing');
+    expect(missing.stderr).toContain('Usage: npm create typemcp');
+
+    const badTransport = run(['srv', '--transport', 'sse']);
+    expect(badTransport.status).toBe(2);
+    expect(badTransport.stderr).toContain('--transport must be stdio or http, not "sse"');
+
+    const unknown = run(['srv', '--colour']);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain("Unknown option '--colour'");
+    expect(fs.readdirSync(workDir)).toEqual([]);
+  });
+
+  it('refuses a non-empty directory with exit code 2', () => {
+    fs.mkdirSync(path.join(workDir, 'srv'));
+    fs.writeFileSync(path.join(workDir, 'srv', 'index.js'), '');
+    const result = run(['srv']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('is not empty');
+  });
+});

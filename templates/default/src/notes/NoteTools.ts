@@ -1,0 +1,84 @@
+import { ArrayMaxSize, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { inject, injectable } from 'tsyringe';
+// Context is imported as a value: the compiler records it as the parameter's type.
+import { Completion, Context, Description, Prompt, Resource, Tool, ToolError } from '@typemcp/core';
+import { NoteStore } from './NoteStore.js';
+import type { Note } from './NoteStore.js';
+
+export class AddNoteInput {
+  @IsString() @MinLength(1) @MaxLength(200)
+  @Description('A short title')
+  title!: string;
+
+  @IsString() @MaxLength(10_000)
+  @Description('The text of the note')
+  body!: string;
+
+  @IsOptional() @IsString({ each: true }) @ArrayMaxSize(10)
+  @Description('Labels to find the note by')
+  tags?: string[];
+}
+
+/** The input of read_note and the arguments of the summarize prompt. */
+export class NoteIdInput {
+  @IsString()
+  @Description('Id of a note, e.g. "1"')
+  id!: string;
+}
+
+/**
+ * One provider class can hold tools, resources, prompts and completions. `input:`, `args:`
+ * and `@inject()` are spelled out so the server also runs under compilers that emit no
+ * decorator metadata (tsx, esbuild, vitest); with tsc or swc they could be left out.
+ */
+@injectable()
+export class NoteTools {
+  constructor(@inject(NoteStore) private readonly notes: NoteStore) {}
+
+  @Tool({ description: 'Save a note', input: AddNoteInput })
+  add_note(input: AddNoteInput, ctx: Context): string {
+    const note = this.notes.add(input.title, input.body, input.tags);
+    ctx.log.info(`note ${note.id} added`);
+    return `Saved note ${note.id}: ${note.title}`;
+  }
+
+  @Tool({ description: 'Read one note by its id', annotations: { readOnlyHint: true }, input: NoteIdInput })
+  read_note(input: NoteIdInput): string {
+    return render(this.findNote(input.id));
+  }
+
+  @Resource({ uri: 'notes://all', mimeType: 'application/json', description: 'Every note, as JSON' })
+  allNotes(): Note[] {
+    return this.notes.all();
+  }
+
+  @Resource({ uri: 'notes://notes/{id}', mimeType: 'text/markdown', description: 'One note, as Markdown' })
+  note(vars: { id: string }): string {
+    return render(this.findNote(vars.id));
+  }
+
+  @Completion({ resource: 'notes://notes/{id}', argument: 'id' })
+  @Completion({ prompt: 'summarize', argument: 'id' })
+  noteIds(value: string): string[] {
+    return this.notes
+      .all()
+      .map((n) => n.id)
+      .filter((id) => id.startsWith(value));
+  }
+
+  @Prompt({ description: 'Ask the model to summarize a note', args: NoteIdInput })
+  summarize(args: NoteIdInput): string {
+    return `Summarize this note in two sentences:\n\n${render(this.findNote(args.id))}`;
+  }
+
+  private findNote(id: string): Note {
+    const note = this.notes.get(id);
+    if (!note) throw new ToolError(`No note with id "${id}"; known ids: ${this.notes.all().map((n) => n.id).join(', ')}`);
+    return note;
+  }
+}
+
+function render(note: Note): string {
+  const tags = note.tags.length ? `\n\nTags: ${note.tags.join(', ')}` : '';
+  return `# ${note.title}\n\n${note.body}${tags}`;
+}

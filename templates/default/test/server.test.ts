@@ -1,0 +1,52 @@
+import { createTestClient } from '@typemcp/testing';
+import type { TestClient } from '@typemcp/testing';
+import { createServer } from '../src/server.js';
+
+// Each test talks to a fresh server in memory; every message it sends is checked against the
+// official MCP schema of the negotiated protocol version.
+let client: TestClient;
+beforeEach(async () => {
+  client = await createTestClient(createServer());
+});
+afterEach(() => client.close());
+
+function textOf(result: { content?: unknown }): string {
+  return (result.content as Array<{ type: string; text?: string }>).map((block) => block.text ?? '').join('');
+}
+
+test('lists its tools with their input schemas', async () => {
+  const tools = await client.listTools();
+  expect(tools.map((t) => t.name)).toEqual(['add_note', 'read_note']);
+  expect(tools[0].inputSchema).toMatchObject({ type: 'object', required: ['title', 'body'] });
+});
+
+test('adds a note and reads it back as a resource', async () => {
+  const added = await client.callTool('add_note', { title: 'Groceries', body: 'Milk, eggs', tags: ['home'] });
+  expect(added.isError).toBeFalsy();
+  expect(textOf(added)).toBe('Saved note 2: Groceries');
+
+  const read = await client.readResource('notes://notes/2');
+  expect(read.contents[0]).toMatchObject({ uri: 'notes://notes/2', mimeType: 'text/markdown' });
+  expect((read.contents[0] as { text: string }).text).toContain('Milk, eggs');
+});
+
+test('answers invalid arguments with an error the model can act on', async () => {
+  const result = await client.callTool('add_note', { title: '' });
+  expect(result.isError).toBe(true);
+  expect(textOf(result)).toMatch(/title/);
+  expect(textOf(result)).toMatch(/body/);
+});
+
+test('says which ids exist when a note is missing', async () => {
+  const result = await client.callTool('read_note', { id: '42' });
+  expect(result.isError).toBe(true);
+  expect(textOf(result)).toContain('known ids: 1');
+});
+
+test('fills in the summarize prompt and completes note ids', async () => {
+  const prompt = await client.getPrompt('summarize', { id: '1' });
+  expect((prompt.messages[0].content as { text: string }).text).toContain('# Welcome');
+
+  const completion = await client.complete({ type: 'ref/prompt', name: 'summarize' }, { name: 'id', value: '' });
+  expect(completion.completion.values).toEqual(['1']);
+});
