@@ -1,0 +1,97 @@
+import type { JsonObject, ListedPrompt, ListedResource, ListedResourceTemplate, ListedTool } from '@typemcp/testing';
+import { connectToEntry } from '../connect';
+import type { Output } from '../output';
+
+export interface Inventory {
+  serverInfo: JsonObject;
+  protocolVersion: string;
+  capabilities: JsonObject;
+  instructions?: string;
+  tools: ListedTool[];
+  resources: ListedResource[];
+  resourceTemplates: ListedResourceTemplate[];
+  prompts: ListedPrompt[];
+}
+
+/** Everything a server offers, each list read to its end. */
+export async function readInventory(entry: string): Promise<Inventory> {
+  const connection = await connectToEntry(entry);
+  try {
+    const { client } = connection;
+    const capabilities = client.serverCapabilities;
+    return {
+      serverInfo: client.serverInfo as unknown as JsonObject,
+      protocolVersion: client.protocolVersion,
+      capabilities,
+      ...(client.instructions === undefined ? {} : { instructions: client.instructions }),
+      tools: capabilities.tools ? await client.listTools() : [],
+      resources: capabilities.resources ? await client.listResources() : [],
+      resourceTemplates: capabilities.resources ? await client.listResourceTemplates() : [],
+      prompts: capabilities.prompts ? await client.listPrompts() : [],
+    };
+  } finally {
+    await connection.close();
+  }
+}
+
+export async function inspect(entry: string, json: boolean, out: Output, write: (text: string) => void): Promise<number> {
+  const inventory = await readInventory(entry);
+  write(json ? `${JSON.stringify(inventory, null, 2)}\n` : formatInventory(inventory, out));
+  return 0;
+}
+
+/** A readable listing: one block per kind, each item with its description and schema in brief. */
+export function formatInventory(inv: Inventory, out: Pick<Output, 'bold' | 'dim'>): string {
+  const lines: string[] = [];
+  const info = inv.serverInfo as { name?: string; version?: string; title?: string };
+  lines.push(`${out.bold(String(info.title ?? info.name))} ${info.version ?? ''} ${out.dim(`(protocol ${inv.protocolVersion})`)}`);
+  if (inv.instructions) lines.push(out.dim(inv.instructions));
+  const section = (title: string, rows: Array<[string, string, string[]]>) => {
+    lines.push('', out.bold(`${title} (${rows.length})`));
+    const width = Math.min(32, Math.max(0, ...rows.map(([name]) => name.length)));
+    for (const [name, description, details] of rows) {
+      lines.push(`  ${name.padEnd(width)}  ${description}`.trimEnd());
+      for (const detail of details) lines.push(`  ${' '.repeat(width)}  ${out.dim(detail)}`);
+    }
+  };
+  section(
+    'Tools',
+    inv.tools.map((t) => [
+      t.name,
+      t.title ? `${t.title}: ${t.description ?? ''}` : (t.description ?? ''),
+      [
+        `input: ${describeSchema(t.inputSchema)}`,
+        ...(t.outputSchema ? [`output: ${describeSchema(t.outputSchema)}`] : []),
+        ...(t.annotations && Object.keys(t.annotations).length ? [`annotations: ${JSON.stringify(t.annotations)}`] : []),
+      ],
+    ]),
+  );
+  section('Resources', inv.resources.map((r) => [r.uri, String(r.description ?? r.name), r.mimeType ? [r.mimeType] : []]));
+  section('Resource templates', inv.resourceTemplates.map((r) => [r.uriTemplate, String(r.description ?? r.name), r.mimeType ? [r.mimeType] : []]));
+  section(
+    'Prompts',
+    inv.prompts.map((p) => [
+      p.name,
+      p.description ?? '',
+      p.arguments?.length ? [`arguments: ${p.arguments.map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ')}`] : [],
+    ]),
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/** `{ title: string, days?: integer, tags?: string[] }` for an object schema. */
+export function describeSchema(schema: JsonObject | undefined): string {
+  const properties = (schema?.properties ?? {}) as Record<string, JsonObject>;
+  const required = new Set((schema?.required as string[] | undefined) ?? []);
+  const names = Object.keys(properties);
+  if (names.length === 0) return '{}';
+  return `{ ${names.map((name) => `${name}${required.has(name) ? '' : '?'}: ${typeName(properties[name])}`).join(', ')} }`;
+}
+
+function typeName(schema: JsonObject): string {
+  if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
+  if (schema.type === 'array') return `${typeName((schema.items as JsonObject | undefined) ?? {})}[]`;
+  if (schema.type === 'object') return schema.properties ? describeSchema(schema) : 'object';
+  if (Array.isArray(schema.type)) return schema.type.join(' | ');
+  return typeof schema.type === 'string' ? schema.type : 'any';
+}
