@@ -4,3 +4,16 @@
 export const DESIGN_PARAM_TYPES = 'design:paramtypes';
 export const DESIGN_TYPE = 'design:type';
 
+
+/**
+ * Where the metadata store lives on globalThis. A process may load two copies of
+ * @typemcp/core (a nested install, or ESM beside CJS); they share decorators' definitions
+ * through this key. The suffix changes when the store's shape does.
+ */
+export const METADATA_STORE_KEY = Symbol.for('typemcp.metadataStore.v1');
+
+/** The brands an error prototype carries, so `instanceof` works across copies of @typemcp/core. */
+export const ERROR_BRANDS = Symbol.for('typemcp.errorBrands');
+
+/** Where tsyringe's `@inject(token)` records constructor parameter tokens. */
+export const TSYRINGE_INJECTION_TOKENS = 'injectionTokens';

@@ -1,3 +1,4 @@
+import { legacyOnly } from './legacyOnly';
 import { metadataStore } from '../metadata';
 import type { CompletionOptions, Constructor } from '../metadata';
 
@@ -7,12 +8,12 @@ import type { CompletionOptions, Constructor } from '../metadata';
  * `{ values, total?, hasMore? }`; the runtime caps the answer at 100 values.
  */
 export function Completion(options: CompletionOptions): MethodDecorator {
-  return (prototype, methodName) => {
+  return legacyOnly<MethodDecorator>('Completion', (prototype, methodName) => {
     metadataStore.add({
       kind: 'completion',
       target: prototype.constructor as Constructor,
       methodName: String(methodName),
       options: { ...options },
     });
-  };
+  });
 }

@@ -1,3 +1,4 @@
+import { legacyOnly } from './legacyOnly';
 import { metadataStore } from '../metadata';
 import type { Constructor } from '../metadata';
 
@@ -8,11 +9,11 @@ import type { Constructor } from '../metadata';
 export function EnumTitles(titles: Readonly<Record<string, string>>): PropertyDecorator {
   // Copied so a later change to the caller's object cannot alter the declaration.
   const copy = Object.freeze({ ...titles });
-  return (prototype, propertyName) => {
+  return legacyOnly<PropertyDecorator>('EnumTitles', (prototype, propertyName) => {
     metadataStore.addEnumTitles({
       target: prototype.constructor as Constructor,
       propertyName: String(propertyName),
       titles: copy,
     });
-  };
+  });
 }

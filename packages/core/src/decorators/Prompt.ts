@@ -1,3 +1,4 @@
+import { legacyOnly } from './legacyOnly';
 import 'reflect-metadata';
 import { DESIGN_PARAM_TYPES } from '../constants';
 import { metadataStore } from '../metadata';
@@ -10,7 +11,7 @@ import type { Constructor, PromptOptions } from '../metadata';
 export function Prompt(descriptionOrOptions?: string | PromptOptions): MethodDecorator {
   const options: PromptOptions =
     typeof descriptionOrOptions === 'string' ? { description: descriptionOrOptions } : { ...descriptionOrOptions };
-  return (prototype, methodName) => {
+  return legacyOnly<MethodDecorator>('Prompt', (prototype, methodName) => {
     metadataStore.add({
       kind: 'prompt',
       target: prototype.constructor as Constructor,
@@ -18,5 +19,5 @@ export function Prompt(descriptionOrOptions?: string | PromptOptions): MethodDec
       options,
       paramTypes: Reflect.getMetadata(DESIGN_PARAM_TYPES, prototype, methodName),
     });
-  };
+  });
 }

@@ -1,3 +1,4 @@
+import { legacyOnly } from './legacyOnly';
 import { metadataStore } from '../metadata';
 import type { Constructor, ResourceOptions } from '../metadata';
 
@@ -8,7 +9,7 @@ import type { Constructor, ResourceOptions } from '../metadata';
  */
 export function Resource(uriOrOptions: string | ResourceOptions): MethodDecorator {
   const options: ResourceOptions = typeof uriOrOptions === 'string' ? { uri: uriOrOptions } : { ...uriOrOptions };
-  return (prototype, methodName) => {
+  return legacyOnly<MethodDecorator>('Resource', (prototype, methodName) => {
     metadataStore.add({ kind: 'resource', target: prototype.constructor as Constructor, methodName: String(methodName), options });
-  };
+  });
 }

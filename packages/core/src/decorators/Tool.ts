@@ -1,3 +1,4 @@
+import { legacyOnly } from './legacyOnly';
 import 'reflect-metadata';
 import { DESIGN_PARAM_TYPES } from '../constants';
 import { metadataStore } from '../metadata';
@@ -10,7 +11,7 @@ import type { Constructor, ToolOptions } from '../metadata';
 export function Tool(descriptionOrOptions?: string | ToolOptions): MethodDecorator {
   const options: ToolOptions =
     typeof descriptionOrOptions === 'string' ? { description: descriptionOrOptions } : { ...descriptionOrOptions };
-  return (prototype, methodName) => {
+  return legacyOnly<MethodDecorator>('Tool', (prototype, methodName) => {
     metadataStore.add({
       kind: 'tool',
       target: prototype.constructor as Constructor,
@@ -18,5 +19,5 @@ export function Tool(descriptionOrOptions?: string | ToolOptions): MethodDecorat
       options,
       paramTypes: Reflect.getMetadata(DESIGN_PARAM_TYPES, prototype, methodName),
     });
-  };
+  });
 }

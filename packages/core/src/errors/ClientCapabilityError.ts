@@ -1,3 +1,4 @@
+import { brand } from './brand';
 /**
  * The client did not declare the capability a call needs (e.g. `sampling.tools` for
  * sampling with tools), or the negotiated protocol version lacks the feature. Nothing was
@@ -14,3 +15,5 @@ export class ClientCapabilityError extends Error {
     this.name = 'ClientCapabilityError';
   }
 }
+
+brand(ClientCapabilityError, 'ClientCapabilityError');

@@ -1,3 +1,4 @@
+import { brand } from './brand';
 /**
  * A mistake in how a server is declared (decorators, DTOs, options), found at startup.
  * `code` names the kind of mistake; the message names the class, member and fix.
@@ -17,4 +18,8 @@ export type DefinitionErrorCode =
   | 'TOOL_INPUT_NOT_A_CLASS'
   | 'DUPLICATE_NAME'
   | 'UNSUPPORTED_PROPERTY_TYPE'
-  | 'INVALID_OPTION';
+  | 'INVALID_OPTION'
+  | 'EXPERIMENTAL_DECORATORS_REQUIRED'
+  | 'PROVIDER_DEPENDENCIES_UNKNOWN';
+
+brand(DefinitionError, 'DefinitionError');

@@ -1,3 +1,4 @@
+import { brand } from './brand';
 /**
  * A client answered a server-to-client request (elicitation, sampling, roots) with something
  * the protocol or the requested schema does not allow. The message says what was wrong and
@@ -29,3 +30,5 @@ function preview(value: unknown): string {
   }
   return text.length > PREVIEW_LENGTH ? `${text.slice(0, PREVIEW_LENGTH)}…` : text;
 }
+
+brand(InvalidClientResponseError, 'InvalidClientResponseError');

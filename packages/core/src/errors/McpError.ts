@@ -1,3 +1,4 @@
+import { brand } from './brand';
 /**
  * An error that travels as a JSON-RPC error response: `code`, `message` and optional `data`.
  * Throw one (or a subclass) from any handler to answer with that error.
@@ -18,3 +19,5 @@ export class McpError extends Error {
       : { code: this.code, message: this.message, data: this.data };
   }
 }
+
+brand(McpError, 'McpError');

@@ -1,3 +1,4 @@
+import { brand } from './brand';
 /**
  * A request to the client (sampling, elicitation, roots) was attempted after the client
  * request it belongs to had been answered; the protocol only allows them while one is open.
@@ -10,3 +11,5 @@ export class RequestEndedError extends Error {
     this.name = 'RequestEndedError';
   }
 }
+
+brand(RequestEndedError, 'RequestEndedError');

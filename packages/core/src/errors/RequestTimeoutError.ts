@@ -1,3 +1,4 @@
+import { brand } from './brand';
 import { ErrorCode } from './ErrorCode';
 import { McpError } from './McpError';
 
@@ -7,3 +8,5 @@ export class RequestTimeoutError extends McpError {
     super(ErrorCode.RequestTimeout, message, data);
   }
 }
+
+brand(RequestTimeoutError, 'RequestTimeoutError');

@@ -1,3 +1,4 @@
+import { brand } from './brand';
 /**
  * A sampling request breaks the protocol's rules (message structure, tool results, required
  * fields). Raised by the server before anything is sent.
@@ -10,3 +11,5 @@ export class SamplingRuleError extends Error {
     this.name = 'SamplingRuleError';
   }
 }
+
+brand(SamplingRuleError, 'SamplingRuleError');

@@ -1,3 +1,4 @@
+import { brand } from './brand';
 /**
  * Thrown by a tool to report a failure the model should see: the call answers
  * `isError: true` with this message as text, not a JSON-RPC error.
@@ -10,3 +11,5 @@ export class ToolError extends Error {
     this.name = 'ToolError';
   }
 }
+
+brand(ToolError, 'ToolError');

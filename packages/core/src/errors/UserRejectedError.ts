@@ -1,3 +1,4 @@
+import { brand } from './brand';
 import { McpError } from './McpError';
 
 /** The client's user declined a sampling request (the client answered with error code -1). */
@@ -6,3 +7,5 @@ export class UserRejectedError extends McpError {
     super(-1, message, data);
   }
 }
+
+brand(UserRejectedError, 'UserRejectedError');

@@ -1,3 +1,4 @@
+import { METADATA_STORE_KEY } from '../constants';
 import type {
   CompletionDefinition,
   Constructor,
@@ -85,7 +86,8 @@ export class MetadataStore {
   }
 }
 
-export const metadataStore = new MetadataStore();
+/** The process-wide store, shared by every loaded copy of @typemcp/core. */
+export const metadataStore: MetadataStore = ((globalThis as Record<symbol, MetadataStore | undefined>)[METADATA_STORE_KEY] ??= new MetadataStore());
 
 function propertyMap<V>(maps: Map<Constructor, Map<string, V>>, target: Constructor): Map<string, V> {
   let byProperty = maps.get(target);
