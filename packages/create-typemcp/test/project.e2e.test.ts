@@ -1,0 +1,228 @@
+/**
+ * The path a new user takes, for real: every package is packed with `npm pack`, a project is
+ * scaffolded outside the repository by the packed create-typemcp, the packed tarballs (and
+ * nothing of @typemcp/* from a registry) are installed there, and the project builds, passes
+ * its own tests and serves the official SDK client over stdio — as CommonJS and as an ES
+ * module, compiled by tsc, run by tsx, and run by `typemcp dev`.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import * as ts from 'typescript';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { connectSdkClient } from '../../../test-support/sdkClient';
+import { expectValidServerMessages } from '../../../test-support/specSchema';
+
+jest.setTimeout(240_000);
+
+const repoRoot = path.resolve(__dirname, '..', '..', '..');
+const PACKAGES = ['core', 'testing', 'cli', 'create-typemcp'] as const;
+type PackageDir = (typeof PACKAGES)[number];
+const PROTOCOL = '2025-11-25';
+
+let workDir: string;
+let projectDir: string;
+const tarballs = {} as Record<PackageDir, { file: string; name: string; files: string[] }>;
+
+/** The environment of a command run in the project: nothing that ties npm to this repository. */
+function projectEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^(npm_|INIT_CWD$|JEST_WORKER_ID$|NODE_OPTIONS$)/i.test(key)) env[key] = value;
+  }
+  return { ...env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', NO_COLOR: '1' };
+}
+
+function run(command: string, args: string[], cwd: string): string {
+  const result = spawnSync(command, args, { cwd, env: projectEnv(), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (result.status !== 0) {
+    throw new Error(`${command} ${args.join(' ')} (in ${cwd}) exited with ${result.status ?? result.signal}\n${result.stdout}\n${result.stderr}`);
+  }
+  return `${result.stdout}${result.stderr}`;
+}
+
+/** Connects the official SDK client to `command args` started as a stdio server in `cwd`. */
+async function connectOverStdio(command: string, args: string[], cwd: string) {
+  const transport = new StdioClientTransport({ command, args, cwd, env: projectEnv() as Record<string, string>, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return connectSdkClient(transport, { protocolVersion: PROTOCOL }).catch((error: Error) => {
+    throw new Error(`${error.message}\nserver stderr:\n${stderr}`);
+  });
+}
+
+/** Starts `command args` in the project as a stdio server and has the official SDK client use it. */
+async function exerciseOverStdio(command: string, args: string[]): Promise<void> {
+  const { client, recorder } = await connectOverStdio(command, args, projectDir);
+  try {
+    expect(client.getServerVersion()).toMatchObject({ name: 'my-server' });
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['add_note', 'read_note']);
+    expect(tools[0].inputSchema).toMatchObject({ type: 'object', required: ['title', 'body'] });
+
+    const added = await client.callTool({ name: 'add_note', arguments: { title: 'From the SDK', body: 'over stdio' } });
+    expect(added.content).toEqual([{ type: 'text', text: 'Saved note 2: From the SDK' }]);
+    const invalid = await client.callTool({ name: 'add_note', arguments: { title: 5 } });
+    expect(invalid.isError).toBe(true);
+
+    const read = await client.readResource({ uri: 'notes://notes/2' });
+    expect(read.contents[0]).toMatchObject({ uri: 'notes://notes/2', text: expect.stringContaining('over stdio') });
+    const prompt = await client.getPrompt({ name: 'summarize', arguments: { id: '1' } });
+    expect(JSON.stringify(prompt.messages)).toContain('# Welcome');
+    const completion = await client.complete({ ref: { type: 'ref/resource', uri: 'notes://notes/{id}' }, argument: { name: 'id', value: '2' } });
+    expect(completion.completion.values).toEqual(['2']);
+  } finally {
+    await client.close();
+  }
+  expectValidServerMessages(PROTOCOL, recorder.received);
+}
+
+beforeAll(() => {
+  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'typemcp-e2e-'));
+  const packDir = path.join(workDir, 'tarballs');
+  fs.mkdirSync(packDir);
+  // prepack builds each package, so this works on a fresh clone.
+  const output = run('npm', ['pack', '--json', '--pack-destination', packDir, ...PACKAGES.flatMap((p) => ['-w', `packages/${p}`])], repoRoot);
+  const packed = JSON.parse(output.slice(output.indexOf('['), output.lastIndexOf(']') + 1)) as Array<{ name: string; filename: string; files: Array<{ path: string }> }>;
+  for (const dir of PACKAGES) {
+    const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, 'packages', dir, 'package.json'), 'utf8')) as { name: string };
+    const entry = packed.find((p) => p.name === manifest.name);
+    if (!entry) throw new Error(`npm pack did not pack ${manifest.name}`);
+    tarballs[dir] = { file: path.join(packDir, path.basename(entry.filename)), name: entry.name, files: entry.files.map((f) => f.path) };
+  }
+});
+
+afterAll(() => {
+  if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
+});
+
+describe('the packed packages', () => {
+  it.each(PACKAGES)('%s ships its build, README, LICENSE and no tests', (dir) => {
+    const { files } = tarballs[dir];
+    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', dir === 'create-typemcp' ? 'dist/bin.js' : 'dist/index.js']));
+    expect(files.filter((f) => /(^|\/)test\/|\.test\.[jt]s$/.test(f) && !f.startsWith('template/'))).toEqual([]);
+    expect(files.filter((f) => f.endsWith('.tsbuildinfo'))).toEqual([]);
+    if (dir !== 'create-typemcp') expect(files).toContain('dist/index.d.ts');
+  });
+
+  it('create-typemcp carries the template, without build output', () => {
+    const template = tarballs['create-typemcp'].files.filter((f) => f.startsWith('template/'));
+    expect(template).toEqual(expect.arrayContaining(['template/package.json', 'template/gitignore', 'template/src/main.ts', 'template/test/server.test.ts']));
+    expect(template.filter((f) => /node_modules|\/dist\//.test(f))).toEqual([]);
+  });
+});
+
+describe('a project scaffolded by the packed create-typemcp', () => {
+  beforeAll(() => {
+    run('npm', ['exec', '--yes', `--package=${tarballs['create-typemcp'].file}`, '--', 'create-typemcp', 'my-server'], workDir);
+    projectDir = path.join(workDir, 'my-server');
+
+    // The packed tarballs stand in for the registry: as dependencies, and for anything that
+    // depends on them in turn (the CLI depends on @typemcp/testing).
+    const manifestPath = path.join(projectDir, 'package.json');
+    const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
+    const local = (dir: PackageDir) => `file:${tarballs[dir].file}`;
+    manifest.dependencies['@typemcp/core'] = local('core');
+    manifest.devDependencies['@typemcp/testing'] = local('testing');
+    manifest.devDependencies['@typemcp/cli'] = local('cli');
+    manifest.overrides = { '@typemcp/core': '$@typemcp/core', '@typemcp/testing': '$@typemcp/testing' };
+    fs.writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
+    run('npm', ['install', '--prefer-offline'], projectDir);
+    // tsx is not part of the template; users who prefer it install it themselves.
+    run('npm', ['install', '--prefer-offline', '--no-save', 'tsx@4'], projectDir);
+  });
+
+  it('installed @typemcp/* from the tarballs only', () => {
+    const lock = JSON.parse(fs.readFileSync(path.join(projectDir, 'package-lock.json'), 'utf8')) as { packages: Record<string, { resolved?: string }> };
+    const typemcp = Object.entries(lock.packages).filter(([location]) => location.includes('node_modules/@typemcp/'));
+    expect(typemcp.map(([location]) => location).sort()).toEqual(['node_modules/@typemcp/cli', 'node_modules/@typemcp/core', 'node_modules/@typemcp/testing']);
+    for (const [, entry] of typemcp) expect(entry.resolved).toMatch(/^file:/);
+    expect(fs.readFileSync(path.join(projectDir, '.gitignore'), 'utf8')).toContain('node_modules/');
+  });
+
+  describe.each(['commonjs', 'module'] as const)('as a %s package', (moduleType) => {
+    beforeAll(() => {
+      const manifestPath = path.join(projectDir, 'package.json');
+      const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
+      manifest.type = moduleType;
+      fs.writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
+      fs.rmSync(path.join(projectDir, 'dist'), { recursive: true, force: true });
+    });
+
+    it('builds with tsc and passes its own tests', () => {
+      run('npm', ['run', 'build'], projectDir);
+      const firstLine = fs.readFileSync(path.join(projectDir, 'dist', 'main.js'), 'utf8').split('\n')[0];
+      expect(firstLine.includes('"use strict"')).toBe(moduleType === 'commonjs');
+      const output = run('npm', ['test'], projectDir);
+      expect(output).toMatch(/Tests: +\d+ passed, \d+ total/);
+      expect(output).not.toMatch(/failed|skipped/);
+    });
+
+    it('serves the official SDK client over stdio from the build', () => exerciseOverStdio(process.execPath, ['dist/main.js', '--stdio']));
+
+    it('serves the official SDK client under tsx', () => exerciseOverStdio(path.join(projectDir, 'node_modules', '.bin', 'tsx'), ['src/main.ts', '--stdio']));
+
+    it('serves the official SDK client under typemcp dev', () =>
+      exerciseOverStdio(path.join(projectDir, 'node_modules', '.bin', 'typemcp'), ['dev', 'src/main.ts', '--stdio', '--no-watch']));
+  });
+});
+
+describe('@typemcp/core with the lowest peer dependency versions it supports', () => {
+  const LOWEST_PEERS = ['reflect-metadata@0.1.13', 'tsyringe@4.8.0', 'class-validator@0.14.0', 'class-transformer@0.5.1'];
+  let dir: string;
+
+  beforeAll(() => {
+    dir = path.join(workDir, 'lowest-peers');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'lowest-peers', private: true, type: 'commonjs' }));
+    run('npm', ['install', '--prefer-offline', tarballs.core.file, ...LOWEST_PEERS], dir);
+    // Compiled here as tsc would compile it in the project: legacy decorators with metadata.
+    const source = `
+      import 'reflect-metadata';
+      import { IsString } from 'class-validator';
+      import { injectable } from 'tsyringe';
+      import { McpServer, Tool } from '@typemcp/core';
+      @injectable() export class Clock { now() { return 'noon'; } }
+      class AskInput { @IsString() city!: string; }
+      @injectable() class TimeTools {
+        constructor(private readonly clock: Clock) {}
+        @Tool({ description: 'The time in a city' })
+        time(input: AskInput): string { return input.city + ': ' + this.clock.now(); }
+      }
+      void new McpServer({ name: 'lowest', version: '1.0.0', providers: [TimeTools] }).listen({ transport: 'stdio' });
+    `;
+    const { outputText } = ts.transpileModule(source, {
+      compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, experimentalDecorators: true, emitDecoratorMetadata: true },
+    });
+    fs.writeFileSync(path.join(dir, 'server.js'), outputText);
+  });
+
+  it('installs those versions: the project\'s own copies, no second tsyringe', () => {
+    const version = (name: string) => JSON.parse(fs.readFileSync(path.join(dir, 'node_modules', name, 'package.json'), 'utf8')).version;
+    expect(LOWEST_PEERS.map((spec) => `${spec.slice(0, spec.lastIndexOf('@'))}@${version(spec.slice(0, spec.lastIndexOf('@')))}`)).toEqual(LOWEST_PEERS);
+    expect(fs.existsSync(path.join(dir, 'node_modules', '@typemcp', 'core', 'node_modules', 'tsyringe'))).toBe(false);
+  });
+
+  it('serves a tool whose provider the project\'s tsyringe builds', async () => {
+    const { client, recorder } = await connectOverStdio(process.execPath, ['server.js'], dir);
+    try {
+      expect(await client.callTool({ name: 'time', arguments: { city: 'Lima' } })).toEqual({ content: [{ type: 'text', text: 'Lima: noon' }] });
+      expect((await client.callTool({ name: 'time', arguments: { city: 7 } })).isError).toBe(true);
+    } finally {
+      await client.close();
+    }
+    expectValidServerMessages(PROTOCOL, recorder.received);
+  });
+
+  it('is imported by name from an ES module', () => {
+    fs.writeFileSync(path.join(dir, 'names.mjs'), "import { McpServer, Tool, ToolError, LATEST_HANDSHAKE_VERSION } from '@typemcp/core';\nconsole.log(typeof McpServer, typeof Tool, typeof ToolError, LATEST_HANDSHAKE_VERSION);\n");
+    expect(run(process.execPath, ['names.mjs'], dir).trim()).toBe(`function function function ${PROTOCOL}`);
+  });
+
+  it('ships source maps whose sources are in the package', () => {
+    const dist = path.join(dir, 'node_modules', '@typemcp', 'core', 'dist');
+    const map = JSON.parse(fs.readFileSync(path.join(dist, 'runtime', 'McpServer.js.map'), 'utf8')) as { sources: string[] };
+    for (const source of map.sources) expect(fs.existsSync(path.resolve(dist, 'runtime', source))).toBe(true);
+  });
+});
