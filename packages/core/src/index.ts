@@ -13,8 +13,11 @@ export type {
   PromptsControl,
   ResourcesControl,
   Logger,
+  Middleware,
+  MiddlewareContext,
+  InvocationTarget,
 } from './runtime';
-export { Tool, Resource, Prompt, Completion, Description, Title, EnumTitles } from './decorators';
+export { Tool, Resource, Prompt, Completion, Description, Title, EnumTitles, UseMiddleware } from './decorators';
 export { isInsideRoots } from './features/rootsContain';
 export { elicitationSchemaFor } from './features/elicitationSchema';
 export { metadataStore } from './metadata';

@@ -5,3 +5,4 @@ export { Completion } from './Completion';
 export { Description } from './Description';
 export { Title } from './Title';
 export { EnumTitles } from './EnumTitles';
+export { UseMiddleware } from './UseMiddleware';

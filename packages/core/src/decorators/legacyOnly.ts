@@ -5,7 +5,7 @@ import { DefinitionError } from '../errors';
  * decorator, whose second argument is a context object, fails with the compiler settings to
  * change instead of a crash deep inside.
  */
-export function legacyOnly<D extends MethodDecorator | PropertyDecorator>(decoratorName: string, decorator: D): D {
+export function legacyOnly<D extends (...args: never[]) => unknown>(decoratorName: string, decorator: D): D {
   const apply = decorator as unknown as (...args: unknown[]) => unknown;
   return ((...args: unknown[]) => {
     const context = args[1];

@@ -28,8 +28,8 @@ export function completionHandlers(host: FeatureHost): Record<string, MethodHand
     const completer = host.completions.get(key);
     if (!completer) return { completion: { values: [], total: 0, hasMore: false } };
     const context = (params.context as { arguments?: Record<string, string> } | undefined)?.arguments ?? {};
-    const instance = host.resolveProvider(completer.provider, ctx) as Record<string, (...a: unknown[]) => unknown>;
-    const answer = await instance[completer.methodName](argument.value, { arguments: context }, ctx);
+    const target = { kind: 'completion' as const, name: argument.name, provider: completer.provider, methodName: completer.methodName };
+    const answer = await host.invoke(target, [argument.value, { arguments: context }, ctx], ctx);
     return { completion: capValues(answer) };
   };
   return { 'completion/complete': complete };

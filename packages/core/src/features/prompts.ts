@@ -32,8 +32,7 @@ export function promptHandlers(host: FeatureHost): Record<string, MethodHandler>
       if (prompt.takesArgs) callArgs.push(outcome.value);
     }
     callArgs.push(ctx);
-    const instance = host.resolveProvider(prompt.provider, ctx) as Record<string, (...a: unknown[]) => unknown>;
-    return shapePrompt(await instance[prompt.methodName](...callArgs));
+    return shapePrompt(await host.invoke(prompt.target, callArgs, ctx));
   };
 
   return { 'prompts/list': list, 'prompts/get': get };

@@ -66,8 +66,7 @@ function requireUri(params: Record<string, unknown>, method: string): string {
 }
 
 async function readFrom(host: FeatureHost, resource: RegisteredResource, uri: string, args: unknown[], ctx: Context) {
-  const instance = host.resolveProvider(resource.provider, ctx) as Record<string, (...a: unknown[]) => unknown>;
-  const value = await instance[resource.methodName](...args);
+  const value = await host.invoke(resource.target, args, ctx);
   return shapeContents(value, uri, resource.definition.options.mimeType);
 }
 
@@ -89,8 +88,8 @@ async function enumerateTemplates(host: FeatureHost, ctx: Context): Promise<Reco
   for (const template of host.templates.list()) {
     const method = template.definition.options.list;
     if (!method) continue;
-    const instance = host.resolveProvider(template.provider, ctx) as Record<string, (c: Context) => unknown>;
-    const items = (await instance[method](ctx)) as ResourceListing[];
+    const target = { ...template.target, methodName: method };
+    const items = (await host.invoke(target, [ctx], ctx)) as ResourceListing[];
     for (const item of items ?? []) {
       const entry: Record<string, unknown> = { uri: item.uri, name: item.name ?? item.uri };
       if (item.title !== undefined && ctx.protocolVersion >= '2025-06-18') entry.title = item.title;

@@ -27,7 +27,7 @@ export function toolHandlers(host: FeatureHost): Record<string, MethodHandler> {
 }
 
 /** What running a tool needs of the server. */
-export type ToolInvoker = Pick<FeatureHost, 'resolveProvider' | 'reportError' | 'debug'>;
+export type ToolInvoker = Pick<FeatureHost, 'invoke' | 'reportError' | 'debug'>;
 
 /**
  * Validates the arguments, runs the tool and shapes its result. Failures the model can act on
@@ -55,9 +55,8 @@ export function invokeTool(host: ToolInvoker, tool: RegisteredTool, args: unknow
 function runTool(host: ToolInvoker, tool: RegisteredTool, input: unknown, ctx: Context): CallToolResult | Promise<CallToolResult> {
   let value: unknown;
   try {
-    const instance = host.resolveProvider(tool.provider, ctx) as Record<string, (...a: unknown[]) => unknown>;
     const callArgs = tool.parameters.map((source) => (source === 'input' ? input : ctx));
-    value = instance[tool.methodName](...callArgs);
+    value = host.invoke(tool.target, callArgs, ctx);
   } catch (error) {
     return failedCall(error, tool.name, host, ctx);
   }

@@ -1,5 +1,6 @@
 import { METADATA_STORE_KEY } from '../constants';
 import type {
+  MiddlewareDeclaration,
   CompletionDefinition,
   Constructor,
   PromptDefinition,
@@ -9,6 +10,8 @@ import type {
   ResourceDefinition,
   ToolDefinition,
 } from './definitions';
+
+const CLASS_LEVEL = Symbol('class');
 
 type ProviderDefinition = ToolDefinition | ResourceDefinition | PromptDefinition | CompletionDefinition;
 type Kind = ProviderDefinition['kind'];
@@ -23,6 +26,8 @@ export class MetadataStore {
   private descriptions = new Map<Constructor, Map<string, string>>();
   private titles = new Map<Constructor, Map<string, string>>();
   private enumTitles = new Map<Constructor, Map<string, Readonly<Record<string, string>>>>();
+  /** `@UseMiddleware` per class: on the class itself (key CLASS_LEVEL) and per method. */
+  private middlewares = new Map<Constructor, Map<string | typeof CLASS_LEVEL, unknown[]>>();
 
   add(definition: ProviderDefinition): void {
     this.definitions.push(definition);
@@ -40,6 +45,26 @@ export class MetadataStore {
 
   addEnumTitles(entry: PropertyEnumTitles): void {
     propertyMap(this.enumTitles, entry.target).set(entry.propertyName, entry.titles);
+  }
+
+  addMiddleware(entry: MiddlewareDeclaration): void {
+    let byMember = this.middlewares.get(entry.target);
+    if (!byMember) this.middlewares.set(entry.target, (byMember = new Map()));
+    const key = entry.methodName ?? CLASS_LEVEL;
+    // Decorators apply bottom-up; prepending keeps the order in which they are written.
+    byMember.set(key, [...entry.middlewares, ...(byMember.get(key) ?? [])]);
+  }
+
+  /**
+   * The `@UseMiddleware` chain around `provider.methodName`, outermost first: classes from the
+   * base down (each class's own before its methods'), then the method's.
+   */
+  middlewaresOf<M>(provider: Constructor, methodName: string): M[] {
+    const chain: Constructor[] = [];
+    for (let c: any = provider; c && c !== Object && c !== Function.prototype; c = Object.getPrototypeOf(c)) chain.unshift(c);
+    const classLevel = chain.flatMap((c) => this.middlewares.get(c)?.get(CLASS_LEVEL) ?? []);
+    const methodLevel = chain.flatMap((c) => this.middlewares.get(c)?.get(methodName) ?? []);
+    return [...classLevel, ...methodLevel] as M[];
   }
 
   /** Definitions of one kind declared on `provider` or on the classes it extends. */
@@ -78,11 +103,12 @@ export class MetadataStore {
   }
 
   /**
-   * Forgets the provider definitions (tools, resources, prompts, completions) collected so far, for tests that declare their
+   * Forgets the provider definitions (tools, resources, prompts, completions, middleware) collected so far, for tests that declare their
    * providers per test. DTO descriptions and titles stay: they belong to classes loaded once per module.
    */
   clear(): void {
     this.definitions = [];
+    this.middlewares = new Map();
   }
 }
 

@@ -138,3 +138,10 @@ export interface CompletionDefinition {
   methodName: string;
   options: CompletionOptions;
 }
+
+/** What `@UseMiddleware` declared on a class (no methodName) or one method. */
+export interface MiddlewareDeclaration {
+  target: Constructor;
+  methodName?: string;
+  middlewares: unknown[];
+}

@@ -15,12 +15,13 @@ import type { ClientCapabilities, Implementation, LoggingLevel, RequestScope } f
 import type { Transport } from '../transports';
 import { Context } from './Context';
 import type { ClientFeatures, RequestChannel } from './Context';
+import type { Dispatcher } from './Dispatcher';
 import type { MethodHandler } from './FeatureHost';
 import { passes, RateLimiter } from './Logger';
 
 /** What a connection needs from its server. */
 export interface ConnectionHost {
-  readonly handlers: ReadonlyMap<string, MethodHandler>;
+  readonly dispatcher: Dispatcher;
   readonly debug: boolean;
   readonly requestTimeoutMs: number;
   readonly container: DependencyContainer;
@@ -194,7 +195,7 @@ export class Connection implements RequestChannel {
     if (this.session.state === 'awaiting-initialize' && method !== 'ping') {
       return errorResponse(id, new InvalidRequestError(`Server not initialized: send "initialize" before "${method}"`).toJSON());
     }
-    const handler = this.host.handlers.get(method);
+    const handler = this.host.dispatcher.handlerFor(method);
     if (!handler) {
       return errorResponse(id, new MethodNotFoundError(`Method not found: ${method}`).toJSON());
     }
@@ -213,12 +214,13 @@ export class Connection implements RequestChannel {
       channel: this,
       client: this.host.clientFeatures,
       progressToken: progressTokenOf(params),
+      params,
     });
     const entry: InFlight = { ctx, method, cancelled: false };
     this.inFlight.set(id, entry);
     let result: ReturnType<MethodHandler>;
     try {
-      result = handler(params, ctx);
+      result = this.host.dispatcher.dispatch(handler, method, params, ctx);
     } catch (error) {
       return this.settle(entry, id, undefined, error);
     }

@@ -48,6 +48,8 @@ export interface ContextInit {
   client: ClientFeatures;
   /** `params._meta.progressToken` of the request, if it asked for progress. */
   progressToken?: string | number;
+  /** The request's params, for middleware around author calls. */
+  params: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -72,6 +74,11 @@ export class Context {
   /** The JSON-RPC method being served, e.g. `tools/call`. */
   get method(): string {
     return this.init.method;
+  }
+
+  /** @internal The request's params as received. */
+  get requestParams(): Readonly<Record<string, unknown>> {
+    return this.init.params;
   }
 
   /** Aborted when the client cancels the request or the connection closes. */

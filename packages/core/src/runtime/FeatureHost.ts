@@ -3,6 +3,7 @@ import type { RegisteredPrompt } from './buildPrompt';
 import type { RegisteredResource } from './buildResource';
 import type { RegisteredTool } from './buildTool';
 import type { Context } from './Context';
+import type { InvocationTarget } from './middleware';
 import type { Paginator } from './Paginator';
 import type { Registry } from './Registry';
 
@@ -24,7 +25,8 @@ export interface FeatureHost {
   readonly templatePages: Paginator<RegisteredResource>;
   readonly promptPages: Paginator<RegisteredPrompt>;
   readonly debug: boolean;
-  resolveProvider(provider: Constructor, ctx: Context): unknown;
+  /** Calls author code: resolves the provider and runs its `@UseMiddleware` chain around the method. */
+  invoke(target: InvocationTarget, args: readonly unknown[], ctx: Context): unknown;
   /** Reports a failure the client is not told the details of (to stderr or the server's logger). */
   reportError(what: string, error: unknown): void;
 }

@@ -29,7 +29,10 @@ import type { RegisteredTool } from './buildTool';
 import { Connection } from './Connection';
 import type { ConnectionHost } from './Connection';
 import { Context } from './Context';
-import type { FeatureHost, MethodHandler } from './FeatureHost';
+import { Dispatcher } from './Dispatcher';
+import type { FeatureHost } from './FeatureHost';
+import { Invoker } from './Invoker';
+import type { Middleware } from './middleware';
 import { createLogger, isLoggingLevel } from './Logger';
 import type { Logger } from './Logger';
 import { Paginator } from './Paginator';
@@ -144,7 +147,7 @@ export class McpServer {
   private readonly httpHandlers = new Set<NodeHttpHandler>();
   private readonly httpServers = new Set<HttpServer>();
   private removeSignalHandlers: (() => void) | undefined;
-  private readonly handlers = new Map<string, MethodHandler>();
+  private readonly dispatcher = new Dispatcher();
   private readonly initializeResults = new Map<string, Record<string, unknown>>();
   private readonly pendingListChanges = new Set<string>();
   private readonly connectionHost: ConnectionHost;
@@ -179,6 +182,7 @@ export class McpServer {
     this.onListChange(this.resourceRegistry, 'notifications/resources/list_changed');
     this.onListChange(this.templateRegistry, 'notifications/resources/list_changed');
 
+    const invoker = new Invoker(this.resolver);
     const featureHost: FeatureHost = {
       tools: this.toolRegistry,
       resources: this.resourceRegistry,
@@ -190,10 +194,10 @@ export class McpServer {
       templatePages: new Paginator('templates', this.templateRegistry, pageSize),
       promptPages: new Paginator('prompts', this.promptRegistry, pageSize),
       debug: this.debug,
-      resolveProvider: (provider, ctx) => this.resolver.resolve(provider, () => ctx.container),
+      invoke: (target, args, ctx) => invoker.invoke(target, args, ctx),
       reportError: (what, error) => this.reportError(what, error),
     };
-    this.handlers.set('ping', () => ({}));
+    this.dispatcher.route('ping', () => ({}));
     const features = [
       toolHandlers(featureHost),
       resourceHandlers(featureHost),
@@ -201,10 +205,10 @@ export class McpServer {
       completionHandlers(featureHost),
       loggingHandlers(),
     ];
-    for (const handlers of features) for (const [method, handler] of Object.entries(handlers)) this.handlers.set(method, handler);
+    for (const handlers of features) for (const [method, handler] of Object.entries(handlers)) this.dispatcher.route(method, handler);
 
     this.connectionHost = {
-      handlers: this.handlers,
+      dispatcher: this.dispatcher,
       debug: this.debug,
       container: this.container,
       clientFeatures: {
@@ -219,6 +223,15 @@ export class McpServer {
       reportError: (what, error) => this.reportError(what, error),
       onConnectionClosed: (connection) => this.connections.delete(connection),
     };
+  }
+
+  /**
+   * Adds middleware around every request the server routes (all methods but the `initialize`
+   * handshake), outermost first, in the order added. Returns the server, so calls chain.
+   */
+  use(...middlewares: Middleware[]): this {
+    this.dispatcher.use(middlewares);
+    return this;
   }
 
   get debug(): boolean {

@@ -1,3 +1,4 @@
+import type { InvocationTarget } from './middleware';
 import { DefinitionError } from '../errors';
 import type { Constructor, PromptDefinition } from '../metadata';
 import { schemaForDto } from '../schema';
@@ -17,6 +18,8 @@ export interface RegisteredPrompt {
   readonly name: string;
   readonly provider: Constructor;
   readonly methodName: string;
+  /** What `invoke` calls. */
+  readonly target: InvocationTarget;
   readonly arguments: readonly PromptArgument[];
   readonly argsValidator: DtoValidator<unknown> | undefined;
   /** Whether the method takes the arguments as its first parameter (else only the Context). */
@@ -51,6 +54,7 @@ export function buildPrompt(definition: PromptDefinition, provider: Constructor)
     name,
     provider,
     methodName,
+    target: { kind: 'prompt', name, provider, methodName },
     arguments: promptArguments,
     argsValidator: argsType ? compileDtoValidator(argsType) : undefined,
     takesArgs: argsType !== undefined && first !== Context,

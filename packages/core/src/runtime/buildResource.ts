@@ -2,6 +2,7 @@ import { DefinitionError } from '../errors';
 import type { Constructor, ResourceDefinition } from '../metadata';
 import { UriTemplate } from '../uri';
 import { describeFor, perVersion } from './describe';
+import type { InvocationTarget } from './middleware';
 
 export interface RegisteredResource {
   /** The fixed uri, or the template text. */
@@ -9,6 +10,8 @@ export interface RegisteredResource {
   readonly name: string;
   readonly provider: Constructor;
   readonly methodName: string;
+  /** What `invoke` calls. */
+  readonly target: InvocationTarget;
   readonly definition: ResourceDefinition;
   /** Set for templates. */
   readonly template: UriTemplate | undefined;
@@ -38,7 +41,8 @@ export function buildResource(definition: ResourceDefinition, provider: Construc
     if (options.annotations) entry.annotations = options.annotations;
     return entry;
   });
-  return { key: options.uri, name, provider, methodName, definition, template, listing };
+  const target: InvocationTarget = { kind: 'resource', name: options.uri, provider, methodName };
+  return { key: options.uri, name, provider, methodName, target, definition, template, listing };
 }
 
 function parseTemplate(uri: string, where: string): UriTemplate {

@@ -1,3 +1,4 @@
+import type { InvocationTarget } from './middleware';
 import { DefinitionError } from '../errors';
 import type { Constructor, ToolDefinition } from '../metadata';
 import { featuresOf } from '../protocol';
@@ -16,6 +17,8 @@ export interface RegisteredTool {
   readonly name: string;
   readonly provider: Constructor;
   readonly methodName: string;
+  /** What `invoke` calls. */
+  readonly target: InvocationTarget;
   readonly definition: ToolDefinition;
   readonly parameters: readonly ParameterSource[];
   readonly inputValidator: DtoValidator<unknown> | undefined;
@@ -63,7 +66,8 @@ export function buildTool(definition: ToolDefinition, provider: Constructor): Re
     return entry;
   });
 
-  return { name, provider, methodName, definition, parameters, inputValidator, outputValidator, listing };
+  const target: InvocationTarget = { kind: 'tool', name, provider, methodName };
+  return { name, provider, methodName, target, definition, parameters, inputValidator, outputValidator, listing };
 }
 
 function planParameters(

@@ -13,3 +13,4 @@ export type {
 } from './McpServer';
 export type { Logger } from './Logger';
 export { Context } from './Context';
+export type { Middleware, MiddlewareContext, InvocationTarget } from './middleware';

@@ -1,5 +1,5 @@
 import * as ts from 'typescript';
-import { Completion, DefinitionError, Description, EnumTitles, Prompt, Resource, Title, Tool } from '@typemcp/core';
+import { Completion, DefinitionError, Description, EnumTitles, Prompt, Resource, Title, Tool, UseMiddleware } from '@typemcp/core';
 
 /** What a standard (TC39) decorator receives as its second argument. */
 const methodContext = { kind: 'method', name: 'greet', static: false, private: false, addInitializer: () => undefined };
@@ -20,6 +20,7 @@ describe('decorators applied as standard (TC39) decorators', () => {
     ['Resource', () => (Resource({ uri: 'a://b' }) as unknown as (v: unknown, c: unknown) => void)(() => undefined, methodContext), 'greet'],
     ['Prompt', () => (Prompt() as unknown as (v: unknown, c: unknown) => void)(() => undefined, methodContext), 'greet'],
     ['Completion', () => (Completion({ prompt: 'p', argument: 'a' }) as unknown as (v: unknown, c: unknown) => void)(() => undefined, methodContext), 'greet'],
+    ['UseMiddleware', () => (UseMiddleware((_c, next) => next()) as unknown as (v: unknown, c: unknown) => void)(() => undefined, methodContext), 'greet'],
     ['Description', () => (Description('x') as unknown as (v: unknown, c: unknown) => void)(undefined, fieldContext), 'city'],
     ['Title', () => (Title('x') as unknown as (v: unknown, c: unknown) => void)(undefined, fieldContext), 'city'],
     ['EnumTitles', () => (EnumTitles({ a: 'A' }) as unknown as (v: unknown, c: unknown) => void)(undefined, fieldContext), 'city'],
