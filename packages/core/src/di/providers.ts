@@ -27,9 +27,9 @@ export class ProviderResolver {
     return this.requestScoped.has(provider);
   }
 
-  /** `requestContainer` is asked for only when the provider is request-scoped. */
-  resolve<T>(provider: Constructor<T>, requestContainer: () => DependencyContainer): T {
-    if (this.requestScoped.has(provider)) return construct(provider, requestContainer());
+  /** `request.container` is read only when the provider is request-scoped (it is created on first read). */
+  resolve<T>(provider: Constructor<T>, request: { readonly container: DependencyContainer }): T {
+    if (this.requestScoped.has(provider)) return construct(provider, request.container);
     let instance = this.singletons.get(provider) as T | undefined;
     if (instance === undefined) {
       instance = construct(provider, this.container);

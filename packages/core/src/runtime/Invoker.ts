@@ -10,30 +10,25 @@ import type { ComposedMiddleware, InvocationTarget, Middleware } from './middlew
  * any) around the method. Without middleware the method's own return value comes back as is.
  */
 export class Invoker {
-  /** Per provider and method: the composed chain, or null for none. */
-  private readonly chains = new Map<Constructor, Map<string, ComposedMiddleware | null>>();
+  /** Per target: its composed `@UseMiddleware` chain, or null for none (found on first call). */
+  private readonly chains = new WeakMap<InvocationTarget, ComposedMiddleware | null>();
 
   constructor(private readonly resolver: ProviderResolver) {}
 
   invoke(target: InvocationTarget, args: readonly unknown[], context: Context): unknown {
-    const call = () => {
-      const instance = this.resolver.resolve(target.provider, () => context.container) as Record<string, (...a: unknown[]) => unknown>;
-      return instance[target.methodName](...args);
-    };
-    const chain = this.chainFor(target.provider, target.methodName);
-    if (!chain) return call();
-    return chain({ method: context.method, params: context.requestParams, context, target, args }, call);
+    let chain = this.chains.get(target);
+    if (chain === undefined) this.chains.set(target, (chain = this.compose(target.provider, target.methodName)));
+    if (chain === null) return this.call(target, args, context);
+    return chain({ method: context.method, params: context.requestParams, context, target, args }, () => this.call(target, args, context));
   }
 
-  private chainFor(provider: Constructor, methodName: string): ComposedMiddleware | null {
-    let byMethod = this.chains.get(provider);
-    if (!byMethod) this.chains.set(provider, (byMethod = new Map()));
-    let chain = byMethod.get(methodName);
-    if (chain === undefined) {
-      const middlewares = metadataStore.middlewaresOf<Middleware>(provider, methodName);
-      chain = middlewares.length > 0 ? compose(middlewares) : null;
-      byMethod.set(methodName, chain);
-    }
-    return chain;
+  private call(target: InvocationTarget, args: readonly unknown[], context: Context): unknown {
+    const instance = this.resolver.resolve(target.provider, context) as Record<string, (...a: unknown[]) => unknown>;
+    return instance[target.methodName](...args);
+  }
+
+  private compose(provider: Constructor, methodName: string): ComposedMiddleware | null {
+    const middlewares = metadataStore.middlewaresOf<Middleware>(provider, methodName);
+    return middlewares.length > 0 ? compose(middlewares) : null;
   }
 }
