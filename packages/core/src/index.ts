@@ -16,6 +16,10 @@ export type {
   Middleware,
   MiddlewareContext,
   InvocationTarget,
+  Plugin,
+  PluginHost,
+  PluginRequestHandler,
+  CapabilityValue,
 } from './runtime';
 export { Tool, Resource, Prompt, Completion, Description, Title, EnumTitles, UseMiddleware } from './decorators';
 export { isInsideRoots } from './features/rootsContain';

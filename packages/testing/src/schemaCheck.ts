@@ -271,6 +271,11 @@ export function validateServerMessage(version: string, message: unknown, options
   return check(spec, 'JSONRPCMessage', message);
 }
 
+/** Whether `method` is a request a client may send in `version` (extension methods are not). */
+export function isClientRequestMethod(version: string, method: string): boolean {
+  return load(version).clientRequests.has(method);
+}
+
 /** The first revision whose error responses may omit the id. */
 const ID_OPTIONAL_ERRORS_VERSION = '2025-11-25';
 

@@ -301,6 +301,19 @@ describe('schema checks', () => {
     await client.close();
   });
 
+  it('checks only the envelope of answers to methods the schema does not define', async () => {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    serverSide.onmessage = (message) => {
+      const m = message as { id: number; method: string };
+      const result = m.method === 'initialize' ? { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'raw', version: '1' } } : { anything: [1, 2] };
+      if (m.id !== undefined) void serverSide.send({ jsonrpc: '2.0', id: m.id, result });
+    };
+    await serverSide.start();
+    const client = await TestClient.connect(clientSide);
+    expect(await client.request('acme/custom')).toEqual({ anything: [1, 2] });
+    await client.close();
+  });
+
   it('can be turned off', async () => {
     const client = await TestClient.connect(await rawServer({ tools: [{ name: 'x' }] }), { schemaCheck: false });
     expect(await client.listTools()).toEqual([{ name: 'x' }]);

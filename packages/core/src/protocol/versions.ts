@@ -23,6 +23,8 @@ export interface VersionFeatures {
   icons: boolean;
   /** Audio content blocks: 2025-03-26. */
   audioContent: boolean;
+  /** The `completions` server capability (`completion/complete`): 2025-03-26. */
+  completions: boolean;
 }
 
 const featureCache = new Map<string, VersionFeatures>();
@@ -36,6 +38,7 @@ export function featuresOf(version: string): VersionFeatures {
       titlesAndStructuredOutput: version >= '2025-06-18',
       icons: version >= '2025-11-25',
       audioContent: version >= '2025-03-26',
+      completions: version >= '2025-03-26',
     };
     featureCache.set(version, features);
   }

@@ -30,7 +30,9 @@ import { Connection } from './Connection';
 import type { ConnectionHost } from './Connection';
 import { Context } from './Context';
 import { Dispatcher } from './Dispatcher';
-import type { FeatureHost } from './FeatureHost';
+import type { FeatureHost, MethodHandler } from './FeatureHost';
+import { PluginRegistry } from './plugins';
+import type { CapabilityValue, Plugin, PluginAdditions } from './plugins';
 import { Invoker } from './Invoker';
 import type { Middleware } from './middleware';
 import { createLogger, isLoggingLevel } from './Logger';
@@ -148,6 +150,11 @@ export class McpServer {
   private readonly httpServers = new Set<HttpServer>();
   private removeSignalHandlers: (() => void) | undefined;
   private readonly dispatcher = new Dispatcher();
+  /** Capabilities of the `initialize` result, in the order declared (built-in features first). */
+  private readonly capabilities = new Map<string, CapabilityValue>();
+  private readonly closeHooks: Array<() => void | Promise<void>> = [];
+  private readonly plugins: PluginRegistry;
+  private started = false;
   private readonly initializeResults = new Map<string, Record<string, unknown>>();
   private readonly pendingListChanges = new Set<string>();
   private readonly connectionHost: ConnectionHost;
@@ -197,15 +204,37 @@ export class McpServer {
       invoke: (target, args, ctx) => invoker.invoke(target, args, ctx),
       reportError: (what, error) => this.reportError(what, error),
     };
-    this.dispatcher.route('ping', () => ({}));
-    const features = [
-      toolHandlers(featureHost),
-      resourceHandlers(featureHost),
-      promptHandlers(featureHost),
-      completionHandlers(featureHost),
-      loggingHandlers(),
+    this.plugins = new PluginRegistry({
+      serverInfo: { name: options.name, version: options.version },
+      hasRoute: (method) => this.dispatcher.handlerFor(method) !== undefined,
+      hasCapability: (name) => this.capabilities.has(name),
+      apply: (additions) => this.applyPlugin(additions),
+      reportError: (what, error) => this.reportError(what, error),
+    });
+    // The built-in features are plugins on the same seam, each owning its methods and capability.
+    const anyOf = (...registries: Array<Registry<unknown>>) => registries.some((r) => r.size > 0);
+    const builtins: Array<[string, Record<string, MethodHandler>, string?, CapabilityValue?]> = [
+      ['core:ping', { ping: () => ({}) }],
+      ['core:logging', loggingHandlers(), 'logging', {}],
+      ['core:tools', toolHandlers(featureHost), 'tools', () => (anyOf(this.toolRegistry) ? { listChanged: true } : undefined)],
+      ['core:prompts', promptHandlers(featureHost), 'prompts', () => (anyOf(this.promptRegistry) ? { listChanged: true } : undefined)],
+      [
+        'core:resources',
+        resourceHandlers(featureHost),
+        'resources',
+        () => (anyOf(this.resourceRegistry, this.templateRegistry) ? { subscribe: true, listChanged: true } : undefined),
+      ],
+      ['core:completion', completionHandlers(featureHost), 'completions', (version) => (this.completions.size > 0 && featuresOf(version).completions ? {} : undefined)],
     ];
-    for (const handlers of features) for (const [method, handler] of Object.entries(handlers)) this.dispatcher.route(method, handler);
+    for (const [name, handlers, capability, value] of builtins) {
+      this.plugins.add({
+        name,
+        register: (host) => {
+          for (const [method, handler] of Object.entries(handlers)) host.route(method, handler);
+          if (capability !== undefined) host.capability(capability, value!);
+        },
+      }, undefined);
+    }
 
     this.connectionHost = {
       dispatcher: this.dispatcher,
@@ -231,6 +260,19 @@ export class McpServer {
    */
   use(...middlewares: Middleware[]): this {
     this.dispatcher.use(middlewares);
+    return this;
+  }
+
+  /**
+   * Adds a plugin: its routes, capabilities, middleware and close hooks. Checked here: a
+   * duplicate name, a dependency not added before, a route or capability already taken, or a
+   * server already serving fail with a DefinitionError and add nothing. Returns the server.
+   */
+  plugin<Options>(plugin: Plugin<Options>, options?: Options): this {
+    if (this.started) {
+      throw new DefinitionError('INVALID_OPTION', `McpServer.plugin: add "${String(plugin?.name)}" before the server connects or listens`);
+    }
+    this.plugins.add(plugin, options as Options);
     return this;
   }
 
@@ -291,6 +333,7 @@ export class McpServer {
 
   /** Serves one client over the given transport; resolves once the transport has started. */
   async connect(transport: Transport, options: ConnectOptions = {}): Promise<Session> {
+    this.started = true;
     const connection = new Connection(this.connectionHost, transport);
     if (options.assumeProtocolVersion !== undefined) connection.assumeInitialized(options.assumeProtocolVersion);
     this.connections.add(connection);
@@ -339,6 +382,13 @@ export class McpServer {
     for (const server of listeners) server.closeAllConnections();
     await Promise.all([...this.connections].map((connection) => connection.close()));
     await Promise.all(closing);
+    for (const hook of this.closeHooks) {
+      try {
+        await hook();
+      } catch (error) {
+        this.reportError('a plugin close hook failed', error);
+      }
+    }
   }
 
   private async listenHttp(options: HttpListenOptions): Promise<ListenAddress> {
@@ -378,18 +428,24 @@ export class McpServer {
         if (websiteUrl !== undefined) serverInfo.websiteUrl = websiteUrl;
         if (icons !== undefined) serverInfo.icons = icons;
       }
-      const capabilities: Record<string, unknown> = { logging: {} };
-      if (this.toolRegistry.size > 0) capabilities.tools = { listChanged: true };
-      if (this.promptRegistry.size > 0) capabilities.prompts = { listChanged: true };
-      if (this.resourceRegistry.size > 0 || this.templateRegistry.size > 0) {
-        capabilities.resources = { subscribe: true, listChanged: true };
+      const capabilities: Record<string, unknown> = {};
+      for (const [name, value] of this.capabilities) {
+        const declared = typeof value === 'function' ? value(version) : value;
+        if (declared !== undefined) capabilities[name] = declared;
       }
-      if (this.completions.size > 0 && version >= '2025-03-26') capabilities.completions = {};
       result = { protocolVersion: version, capabilities, serverInfo };
       if (instructions !== undefined) result.instructions = instructions;
       this.initializeResults.set(version, result);
     }
     return result;
+  }
+
+  private applyPlugin({ middlewares, routes, capabilities, closeHooks }: PluginAdditions): void {
+    if (middlewares.length > 0) this.dispatcher.use(middlewares);
+    for (const [method, handler] of routes) this.dispatcher.route(method, handler);
+    for (const [name, value] of capabilities) this.capabilities.set(name, value);
+    this.closeHooks.push(...closeHooks);
+    this.initializeResults.clear();
   }
 
   private checkCompletion(

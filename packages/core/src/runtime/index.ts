@@ -14,3 +14,4 @@ export type {
 export type { Logger } from './Logger';
 export { Context } from './Context';
 export type { Middleware, MiddlewareContext, InvocationTarget } from './middleware';
+export type { Plugin, PluginHost, PluginRequestHandler, CapabilityValue } from './plugins';
