@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 
-export { McpServer, Context } from './runtime';
+export { McpServer } from './server';
 export type {
   McpServerOptions,
   ListenOptions,
@@ -12,6 +12,9 @@ export type {
   ToolsControl,
   PromptsControl,
   ResourcesControl,
+} from './server';
+export { Context } from './runtime';
+export type {
   Logger,
   Middleware,
   MiddlewareContext,

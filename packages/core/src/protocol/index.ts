@@ -5,3 +5,4 @@ export type { HandshakeVersion, VersionFeatures } from './versions';
 export type * from './messages';
 export { PendingRequests } from './PendingRequests';
 export type { OutgoingRequestOptions } from './PendingRequests';
+export type { Transport, TransportSendOptions } from './Transport';

@@ -12,7 +12,7 @@ import type {
 import type { DependencyContainer } from 'tsyringe';
 import { Session } from '../session';
 import type { ClientCapabilities, Implementation, LoggingLevel, RequestScope } from '../session';
-import type { Transport } from '../transports';
+import type { Transport } from '../protocol';
 import { Context } from './Context';
 import type { ClientFeatures, RequestChannel } from './Context';
 import type { Dispatcher } from './Dispatcher';

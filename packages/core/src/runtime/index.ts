@@ -1,16 +1,3 @@
-export { McpServer } from './McpServer';
-export type {
-  McpServerOptions,
-  ListenOptions,
-  StdioListenOptions,
-  HttpListenOptions,
-  ListenAddress,
-  ConnectOptions,
-  ListControl,
-  ToolsControl,
-  PromptsControl,
-  ResourcesControl,
-} from './McpServer';
 export type { Logger } from './Logger';
 export { Context } from './Context';
 export type { Middleware, MiddlewareContext, InvocationTarget } from './middleware';

@@ -1,5 +1,5 @@
 import type { OutgoingMessage } from '../protocol';
-import type { Transport } from './Transport';
+import type { Transport } from '../protocol';
 
 /**
  * One end of an in-process channel. Messages are delivered asynchronously (as over a real

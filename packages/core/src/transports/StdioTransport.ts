@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { OutgoingMessage } from '../protocol';
-import type { Transport } from './Transport';
+import type { Transport } from '../protocol';
 
 export interface StdioTransportOptions {
   input?: Readable;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { JsonRpcMessage, OutgoingMessage, RequestId } from '../../protocol';
-import type { Transport, TransportSendOptions } from '../Transport';
+import type { Transport, TransportSendOptions } from '../../protocol';
 import type { EventStore } from './EventStore';
 import { SseStream } from './SseStream';
 

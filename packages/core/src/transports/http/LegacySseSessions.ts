@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OutgoingMessage } from '../../protocol';
-import type { Transport } from '../Transport';
+import type { Transport } from '../../protocol';
 import { HttpError } from './readBody';
 import { SseStream } from './SseStream';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HANDSHAKE_VERSIONS } from '../../protocol';
 import type { RequestId } from '../../protocol';
-import type { Transport } from '../Transport';
+import type { Transport } from '../../protocol';
 import { InMemoryEventStore } from './EventStore';
 import type { EventStore } from './EventStore';
 import { HttpSessionTransport } from './HttpSessionTransport';

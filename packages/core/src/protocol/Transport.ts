@@ -1,4 +1,4 @@
-import type { OutgoingMessage, RequestId } from '../protocol';
+import type { OutgoingMessage, RequestId } from './messages';
 
 export interface TransportSendOptions {
   /** The incoming request this message belongs to, so stream-based transports can route it. */

@@ -1,0 +1,13 @@
+export { McpServer } from './McpServer';
+export type {
+  McpServerOptions,
+  ListenOptions,
+  StdioListenOptions,
+  HttpListenOptions,
+  ListenAddress,
+  ConnectOptions,
+  ListControl,
+  ToolsControl,
+  PromptsControl,
+  ResourcesControl,
+} from './McpServer';

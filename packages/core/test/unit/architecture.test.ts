@@ -1,0 +1,62 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The layering of DESIGN.md: data flows transport → protocol → runtime → features, and the
+ * server sits above them all. Checked on the import statements of src/.
+ */
+const src = path.resolve(__dirname, '..', '..', 'src');
+
+interface Edge {
+  from: string;
+  to: string;
+  typeOnly: boolean;
+}
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    return entry.isDirectory() ? sourceFiles(full) : entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+/** Top folder of a file under src/ (or the file name for files at its top). */
+const folderOf = (file: string) => path.relative(src, file).split(path.sep)[0].replace(/\.ts$/, '');
+
+function importEdges(): Edge[] {
+  const edges: Edge[] = [];
+  const statement = /^(import|export)\s+(type\s+)?[^;]*?from\s+'(\.[^']*)'/gms;
+  for (const file of sourceFiles(src)) {
+    const text = fs.readFileSync(file, 'utf8');
+    for (const match of text.matchAll(statement)) {
+      const target = path.resolve(path.dirname(file), match[3]);
+      edges.push({ from: folderOf(file), to: folderOf(target), typeOnly: match[2] !== undefined });
+    }
+  }
+  return edges.filter((e) => e.from !== e.to);
+}
+
+describe('the layering of @typemcp/core', () => {
+  const edges = importEdges();
+  const imports = (from: string, to: string, valuesOnly = false) => edges.some((e) => e.from === from && e.to === to && (!valuesOnly || !e.typeOnly));
+
+  it('reads the imports (the check itself works)', () => {
+    expect(imports('server', 'runtime')).toBe(true);
+    expect(imports('server', 'transports')).toBe(true);
+    expect(imports('features', 'runtime', true)).toBe(true);
+  });
+
+  it('keeps runtime free of transports and of the server above it', () => {
+    expect(edges.filter((e) => e.from === 'runtime' && (e.to === 'transports' || e.to === 'server'))).toEqual([]);
+  });
+
+  it('has no runtime ⇄ features cycle: runtime takes at most types from features', () => {
+    expect(edges.filter((e) => e.from === 'runtime' && e.to === 'features' && !e.typeOnly)).toEqual([]);
+  });
+
+  it('keeps transports and protocol below the runtime', () => {
+    for (const lower of ['transports', 'protocol']) {
+      expect(edges.filter((e) => e.from === lower && ['runtime', 'server', 'features'].includes(e.to))).toEqual([]);
+    }
+  });
+});
