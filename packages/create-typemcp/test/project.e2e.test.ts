@@ -220,9 +220,14 @@ describe('@typemcp/core with the lowest peer dependency versions it supports', (
     expect(run(process.execPath, ['names.mjs'], dir).trim()).toBe(`function function function ${PROTOCOL}`);
   });
 
-  it('ships source maps whose sources are in the package', () => {
-    const dist = path.join(dir, 'node_modules', '@typemcp', 'core', 'dist');
-    const map = JSON.parse(fs.readFileSync(path.join(dist, 'runtime', 'McpServer.js.map'), 'utf8')) as { sources: string[] };
-    for (const source of map.sources) expect(fs.existsSync(path.resolve(dist, 'runtime', source))).toBe(true);
+  it('ships source maps whose sources are in the package, and no build output without a source', () => {
+    const installed = path.join(dir, 'node_modules', '@typemcp', 'core');
+    const maps = tarballs.core.files.filter((f) => f.endsWith('.js.map'));
+    expect(maps).toContain('dist/index.js.map');
+    const missing = maps.flatMap((map) => {
+      const { sources } = JSON.parse(fs.readFileSync(path.join(installed, map), 'utf8')) as { sources: string[] };
+      return sources.map((source) => path.resolve(path.dirname(path.join(installed, map)), source)).filter((source) => !fs.existsSync(source));
+    });
+    expect(missing).toEqual([]);
   });
 });
