@@ -1,3 +1,4 @@
+import { featuresOf } from '../protocol';
 import { randomUUID } from 'node:crypto';
 import { ClientCapabilityError, InvalidClientResponseError } from '../errors';
 import type { Constructor } from '../metadata';
@@ -13,13 +14,14 @@ export async function elicit(
   target: Constructor | UrlElicitation | SchemaElicitation,
 ): Promise<ElicitationResult<unknown>> {
   const capability = ctx.clientCapabilities.elicitation;
-  if (ctx.protocolVersion < '2025-06-18' || !capability) {
+  const features = featuresOf(ctx.protocolVersion);
+  if (!features.elicitation || !capability) {
     throw new ClientCapabilityError(
       'elicitation',
-      `The client ${ctx.protocolVersion < '2025-06-18' ? `speaks ${ctx.protocolVersion}, which has no elicitation` : 'did not declare the "elicitation" capability'}`,
+      `The client ${!features.elicitation ? `speaks ${ctx.protocolVersion}, which has no elicitation` : 'did not declare the "elicitation" capability'}`,
     );
   }
-  const modern = ctx.protocolVersion >= '2025-11-25';
+  const modern = features.elicitationModes;
   if (typeof target === 'function' || 'requestedSchema' in target) {
     // An empty elicitation capability means form mode (the only mode before 2025-11-25).
     if (modern && capability.url && !capability.form) {

@@ -1,3 +1,4 @@
+import { featuresOf } from '../protocol';
 import { DefinitionError, InvalidClientResponseError } from '../errors';
 import { metadataStore } from '../metadata';
 import type { Constructor } from '../metadata';
@@ -42,7 +43,7 @@ const cache = new WeakMap<Constructor, Map<Subset, JsonSchema>>();
  * for. Cached per class and subset; the result is frozen.
  */
 export function elicitationSchemaFor(dto: Constructor, protocolVersion: string): Record<string, unknown> {
-  const subset: Subset = protocolVersion >= '2025-11-25' ? 'current' : 'legacy';
+  const subset: Subset = featuresOf(protocolVersion).elicitationModes ? 'current' : 'legacy';
   let bySubset = cache.get(dto);
   let schema = bySubset?.get(subset);
   if (!schema) {

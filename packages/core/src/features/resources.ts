@@ -1,3 +1,4 @@
+import { featuresOf } from '../protocol';
 import { ErrorCode, InvalidParamsError, InvalidRequestError, McpError } from '../errors';
 import type { ResourceListing } from '../metadata';
 import type { RegisteredResource } from '../runtime/buildResource';
@@ -92,7 +93,7 @@ async function enumerateTemplates(host: FeatureHost, ctx: Context): Promise<Reco
     const items = (await host.invoke(target, [ctx], ctx)) as ResourceListing[];
     for (const item of items ?? []) {
       const entry: Record<string, unknown> = { uri: item.uri, name: item.name ?? item.uri };
-      if (item.title !== undefined && ctx.protocolVersion >= '2025-06-18') entry.title = item.title;
+      if (item.title !== undefined && featuresOf(ctx.protocolVersion).titlesAndStructuredOutput) entry.title = item.title;
       if (item.description !== undefined) entry.description = item.description;
       const mimeType = item.mimeType ?? template.definition.options.mimeType;
       if (mimeType !== undefined) entry.mimeType = mimeType;

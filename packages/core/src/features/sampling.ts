@@ -1,3 +1,4 @@
+import { featuresOf } from '../protocol';
 import { ClientCapabilityError, McpError, SamplingRuleError, UserRejectedError } from '../errors';
 import { metadataStore } from '../metadata';
 import type { Constructor, ToolDefinition } from '../metadata';
@@ -51,11 +52,11 @@ function checkSamplingCapabilities(ctx: Context, request: SampleRequest): void {
     throw new ClientCapabilityError('sampling', 'The client did not declare the "sampling" capability, so it cannot be asked to sample');
   }
   const usesTools = request.tools !== undefined || request.toolChoice !== undefined || request.messages?.some(hasToolContent);
-  if (usesTools && (!sampling.tools || ctx.protocolVersion < '2025-11-25')) {
+  if (usesTools && (!sampling.tools || !featuresOf(ctx.protocolVersion).samplingTools)) {
     throw new ClientCapabilityError(
       'sampling.tools',
       `Sampling with tools needs the client's "sampling.tools" capability (protocol 2025-11-25); this client ${
-        ctx.protocolVersion < '2025-11-25' ? `speaks ${ctx.protocolVersion}` : 'did not declare it'
+        !featuresOf(ctx.protocolVersion).samplingTools ? `speaks ${ctx.protocolVersion}` : 'did not declare it'
       }`,
     );
   }

@@ -25,6 +25,14 @@ export interface VersionFeatures {
   audioContent: boolean;
   /** The `completions` server capability (`completion/complete`): 2025-03-26. */
   completions: boolean;
+  /** A `message` on progress notifications: 2025-03-26. */
+  progressMessage: boolean;
+  /** `elicitation/create`: 2025-06-18. */
+  elicitation: boolean;
+  /** Elicitation modes (form and url) and the richer form schemas (titled enums, defaults): 2025-11-25. */
+  elicitationModes: boolean;
+  /** Sampling with tools (`tools`, `toolChoice`, tool_use and tool_result content): 2025-11-25. */
+  samplingTools: boolean;
 }
 
 const featureCache = new Map<string, VersionFeatures>();
@@ -39,6 +47,10 @@ export function featuresOf(version: string): VersionFeatures {
       icons: version >= '2025-11-25',
       audioContent: version >= '2025-03-26',
       completions: version >= '2025-03-26',
+      progressMessage: version >= '2025-03-26',
+      elicitation: version >= '2025-06-18',
+      elicitationModes: version >= '2025-11-25',
+      samplingTools: version >= '2025-11-25',
     };
     featureCache.set(version, features);
   }

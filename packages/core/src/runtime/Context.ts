@@ -3,6 +3,7 @@ import { RequestEndedError } from '../errors';
 import type { ElicitationResult } from '../features/elicitationTypes';
 import type { Root, SampleRequest, SampleResult, SamplingTool, ToolLoopResult } from '../features/samplingTypes';
 import type { Constructor } from '../metadata';
+import { featuresOf } from '../protocol';
 import type { OutgoingRequestOptions, RequestId } from '../protocol';
 import type { ClientCapabilities, Implementation, LoggingLevel, RequestScope, Session } from '../session';
 import { createLogger } from './Logger';
@@ -134,7 +135,7 @@ export class Context {
     this.lastProgress = value;
     const params: Record<string, unknown> = { progressToken: token, progress: value };
     if (total !== undefined) params.total = total;
-    if (message !== undefined && this.protocolVersion >= '2025-03-26') params.message = message;
+    if (message !== undefined && featuresOf(this.protocolVersion).progressMessage) params.message = message;
     this.init.channel.notify('notifications/progress', params, this.init.requestId);
   }
 

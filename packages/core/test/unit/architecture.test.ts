@@ -59,4 +59,13 @@ describe('the layering of @typemcp/core', () => {
       expect(edges.filter((e) => e.from === lower && ['runtime', 'server', 'features'].includes(e.to))).toEqual([]);
     }
   });
+
+  it('compares protocol versions in one place: the feature table of protocol/versions.ts', () => {
+    const comparison = /(?:[<>]=?|===?|!==?)\s*'\d{4}-\d{2}-\d{2}'|'\d{4}-\d{2}-\d{2}'\s*(?:[<>]=?|===?|!==?)/;
+    const offenders = sourceFiles(src)
+      .filter((file) => path.relative(src, file) !== path.join('protocol', 'versions.ts'))
+      .flatMap((file) => fs.readFileSync(file, 'utf8').split('\n').map((line, i) => ({ file: path.relative(src, file), line: i + 1, text: line.trim() })))
+      .filter(({ text }) => comparison.test(text));
+    expect(offenders).toEqual([]);
+  });
 });

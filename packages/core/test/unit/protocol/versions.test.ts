@@ -11,6 +11,16 @@ describe('negotiateVersion', () => {
 });
 
 describe('featuresOf', () => {
+  it.each([
+    ['completions', '2025-03-26'],
+    ['progressMessage', '2025-03-26'],
+    ['elicitation', '2025-06-18'],
+    ['elicitationModes', '2025-11-25'],
+    ['samplingTools', '2025-11-25'],
+  ] as const)('dates %s from %s on', (feature, since) => {
+    expect(HANDSHAKE_VERSIONS.filter((v) => featuresOf(v)[feature])).toEqual(HANDSHAKE_VERSIONS.filter((v) => v >= since));
+  });
+
   it('allows batches only in 2025-03-26', () => {
     expect(HANDSHAKE_VERSIONS.filter((v) => featuresOf(v).batching)).toEqual(['2025-03-26']);
   });
