@@ -64,7 +64,7 @@ export class TestClient {
     return client;
   }
 
-  /** Runs after the client's own transport closed, e.g. to close a server the client created. */
+  /** @internal Runs after the client's own transport closed, e.g. to close a server the client created. */
   set afterClose(hook: () => Promise<void>) {
     this.onClose = hook;
   }
