@@ -9,7 +9,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import * as ts from 'typescript';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { connectSdkClient } from '../../../test-support/sdkClient';
 import { expectValidServerMessages } from '../../../test-support/specSchema';
@@ -168,66 +167,3 @@ describe('a project scaffolded by the packed create-typemcp', () => {
   });
 });
 
-describe('@typemcp/core with the lowest peer dependency versions it supports', () => {
-  const LOWEST_PEERS = ['reflect-metadata@0.1.13', 'tsyringe@4.8.0', 'class-validator@0.14.0', 'class-transformer@0.5.1'];
-  let dir: string;
-
-  beforeAll(() => {
-    dir = path.join(workDir, 'lowest-peers');
-    fs.mkdirSync(dir);
-    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'lowest-peers', private: true, type: 'commonjs' }));
-    run('npm', ['install', '--prefer-offline', tarballs.core.file, ...LOWEST_PEERS], dir);
-    // Compiled here as tsc would compile it in the project: legacy decorators with metadata.
-    const source = `
-      import 'reflect-metadata';
-      import { IsString } from 'class-validator';
-      import { injectable } from 'tsyringe';
-      import { McpServer, Tool } from '@typemcp/core';
-      @injectable() export class Clock { now() { return 'noon'; } }
-      class AskInput { @IsString() city!: string; }
-      @injectable() class TimeTools {
-        constructor(private readonly clock: Clock) {}
-        @Tool({ description: 'The time in a city' })
-        time(input: AskInput): string { return input.city + ': ' + this.clock.now(); }
-      }
-      void new McpServer({ name: 'lowest', version: '1.0.0', providers: [TimeTools] }).listen({ transport: 'stdio' });
-    `;
-    const { outputText } = ts.transpileModule(source, {
-      compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, experimentalDecorators: true, emitDecoratorMetadata: true },
-    });
-    fs.writeFileSync(path.join(dir, 'server.js'), outputText);
-  });
-
-  it('installs those versions: the project\'s own copies, no second tsyringe', () => {
-    const version = (name: string) => JSON.parse(fs.readFileSync(path.join(dir, 'node_modules', name, 'package.json'), 'utf8')).version;
-    expect(LOWEST_PEERS.map((spec) => `${spec.slice(0, spec.lastIndexOf('@'))}@${version(spec.slice(0, spec.lastIndexOf('@')))}`)).toEqual(LOWEST_PEERS);
-    expect(fs.existsSync(path.join(dir, 'node_modules', '@typemcp', 'core', 'node_modules', 'tsyringe'))).toBe(false);
-  });
-
-  it('serves a tool whose provider the project\'s tsyringe builds', async () => {
-    const { client, recorder } = await connectOverStdio(process.execPath, ['server.js'], dir);
-    try {
-      expect(await client.callTool({ name: 'time', arguments: { city: 'Lima' } })).toEqual({ content: [{ type: 'text', text: 'Lima: noon' }] });
-      expect((await client.callTool({ name: 'time', arguments: { city: 7 } })).isError).toBe(true);
-    } finally {
-      await client.close();
-    }
-    expectValidServerMessages(PROTOCOL, recorder.received);
-  });
-
-  it('is imported by name from an ES module', () => {
-    fs.writeFileSync(path.join(dir, 'names.mjs'), "import { McpServer, Tool, ToolError, LATEST_HANDSHAKE_VERSION } from '@typemcp/core';\nconsole.log(typeof McpServer, typeof Tool, typeof ToolError, LATEST_HANDSHAKE_VERSION);\n");
-    expect(run(process.execPath, ['names.mjs'], dir).trim()).toBe(`function function function ${PROTOCOL}`);
-  });
-
-  it('ships source maps whose sources are in the package, and no build output without a source', () => {
-    const installed = path.join(dir, 'node_modules', '@typemcp', 'core');
-    const maps = tarballs.core.files.filter((f) => f.endsWith('.js.map'));
-    expect(maps).toContain('dist/index.js.map');
-    const missing = maps.flatMap((map) => {
-      const { sources } = JSON.parse(fs.readFileSync(path.join(installed, map), 'utf8')) as { sources: string[] };
-      return sources.map((source) => path.resolve(path.dirname(path.join(installed, map)), source)).filter((source) => !fs.existsSync(source));
-    });
-    expect(missing).toEqual([]);
-  });
-});

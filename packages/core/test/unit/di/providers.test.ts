@@ -44,6 +44,20 @@ describe('providers whose constructor dependencies are unknown', () => {
     );
   });
 
+  it('fail in server.register() too, leaving the server as it was', async () => {
+    const Late = withTimeTool(
+      class Late {
+        constructor(readonly clock: Clock) {}
+      },
+    );
+    const server = new McpServer({ name: 's', version: '1' });
+    expect(() => server.register(Late)).toThrow(/^Late: constructor parameter\(s\) #0 cannot be injected/);
+    const client = await createTestClient(server);
+    expect(await client.listTools()).toEqual([]);
+    await client.close();
+    await server.close();
+  });
+
   it('point at a circular import when the metadata holds undefined', () => {
     const Circular = withTimeTool(
       class Circular {
