@@ -194,8 +194,9 @@ export class TestClient {
   async close(): Promise<void> {
     if (!this.closed) {
       this.closed = true;
-      await this.transport.close();
+      // Before the transport closes: its onclose would report the server as the one that closed.
       this.failPending(new Error('The test client was closed'));
+      await this.transport.close();
       await this.onClose?.();
     }
     const violations = this.takeViolations();
@@ -308,10 +309,11 @@ export class TestClient {
     switch (method) {
       case 'ping':
         return () => ({});
+      // The params types describe a valid request; the schema check reports any other.
       case 'sampling/createMessage':
-        return sampling;
+        return sampling as ClientRequestHandler | undefined;
       case 'elicitation/create':
-        return elicitation;
+        return elicitation as ClientRequestHandler | undefined;
       case 'roots/list':
         return roots === undefined ? undefined : async () => ({ roots: typeof roots === 'function' ? await roots() : roots });
       default:
@@ -335,8 +337,7 @@ export class TestClient {
 
   private takeViolations(): SchemaViolationError | undefined {
     if (this.unreported.length === 0) return undefined;
-    const texts = this.unreported.splice(0);
-    return new SchemaViolationError(`The server sent ${texts.length} invalid message(s):\n${texts.join('\n')}`);
+    return new SchemaViolationError(this.unreported.splice(0));
   }
 
   private settle(id: number): void {

@@ -16,6 +16,8 @@ export type {
   RequestOptions,
   ProgressUpdate,
   ClientRequestHandler,
+  SamplingRequestParams,
+  ElicitationRequestParams,
   ReceivedNotification,
   JsonObject,
   ListedTool,

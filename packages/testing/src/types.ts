@@ -1,4 +1,4 @@
-import type { Implementation, LoggingLevel, Root } from '@typemcp/core';
+import type { HANDSHAKE_VERSIONS, Implementation, Root, SamplingMessage } from '@typemcp/core';
 
 /** The JSON the server answered with; helpers narrow it to the documented fields. */
 export type JsonObject = Record<string, unknown>;
@@ -89,17 +89,42 @@ export interface RequestOptions {
 }
 
 /** Answers a server-to-client request; what it returns is the result, what it throws an error. */
-export type ClientRequestHandler = (params: JsonObject) => JsonObject | Promise<JsonObject>;
+export type ClientRequestHandler<P extends JsonObject = JsonObject> = (params: P) => JsonObject | Promise<JsonObject>;
+
+/** The params of `sampling/createMessage` as the server sent them. */
+export interface SamplingRequestParams extends JsonObject {
+  messages: SamplingMessage[];
+  maxTokens: number;
+  systemPrompt?: string;
+  /** Tools offered to the model (2025-11-25 and later). */
+  tools?: Array<{ name: string; title?: string; description?: string; inputSchema: JsonObject }>;
+  toolChoice?: { mode?: 'auto' | 'required' | 'none' };
+}
+
+/** The params of `elicitation/create` as the server sent them. */
+export interface ElicitationRequestParams extends JsonObject {
+  message: string;
+  /** Absent before 2025-11-25, where every request is a form. */
+  mode?: 'form' | 'url';
+  /** The form's JSON Schema (form mode). */
+  requestedSchema?: JsonObject;
+  /** The page to open (url mode). */
+  url?: string;
+  elicitationId?: string;
+}
 
 export interface TestClientOptions {
-  /** Protocol version to ask for in `initialize`; default: the latest handshake version. */
-  protocolVersion?: string;
+  /**
+   * Protocol version to ask for in `initialize`; default: the latest handshake version. Any other
+   * string is sent as given (to test how a server answers a version it does not serve).
+   */
+  protocolVersion?: (typeof HANDSHAKE_VERSIONS)[number] | (string & {});
   /** Default `{ name: 'typemcp-test-client', version: '0.0.0' }`. */
   clientInfo?: Implementation;
   /** Fake for `sampling/createMessage`; declares the sampling capability (with tools from 2025-11-25). */
-  sampling?: ClientRequestHandler;
+  sampling?: ClientRequestHandler<SamplingRequestParams>;
   /** Fake for `elicitation/create`; declares elicitation (form and url modes from 2025-11-25; from 2025-06-18). */
-  elicitation?: ClientRequestHandler;
+  elicitation?: ClientRequestHandler<ElicitationRequestParams>;
   /** Fake for `roots/list`: the roots, or a function returning them; declares roots. */
   roots?: Root[] | (() => Root[] | Promise<Root[]>);
   /**

@@ -1,8 +1,10 @@
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { injectable } from 'tsyringe';
-import { Completion, Context, Description, InMemoryTransport, McpServer, metadataStore, Prompt, Resource, Tool, ToolError } from '@typemcp/core';
+import { Completion, Context, Description, HANDSHAKE_VERSIONS, InMemoryTransport, McpServer, metadataStore, Prompt, Resource, Tool, ToolError } from '@typemcp/core';
+import type { SamplingTool } from '@typemcp/core';
 import { createTestClient, McpRequestError, SchemaViolationError, TestClient, validateServerMessage } from '@typemcp/testing';
+import type { SamplingRequestParams } from '@typemcp/testing';
 
 class EchoInput {
   @IsString() @Description('What to echo') text!: string;
@@ -15,6 +17,17 @@ class NameArgs {
 class ColourAnswer {
   @IsString() colour!: string;
 }
+
+class CityInput {
+  @IsString() city!: string;
+}
+
+const weather: SamplingTool<CityInput> = {
+  name: 'get_weather',
+  description: 'Weather of a city',
+  input: CityInput,
+  run: (input) => `sunny in ${input.city}`,
+};
 
 function declareProviders() {
   @injectable()
@@ -48,6 +61,18 @@ function declareProviders() {
       const answer = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }], maxTokens: 10 });
       const [first] = Array.isArray(answer.content) ? answer.content : [answer.content];
       return first.type === 'text' ? first.text : '?';
+    }
+
+    @Tool({ description: 'Asks the model, which may use get_weather' })
+    async forecast(ctx: Context): Promise<string> {
+      const answer = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Weather in Oslo?' } }], maxTokens: 50, tools: [weather] });
+      const blocks = Array.isArray(answer.content) ? answer.content : [answer.content];
+      return `${blocks.map((b) => (b.type === 'text' ? b.text : b.type)).join('')} after ${answer.iterations} turns`;
+    }
+
+    @Tool({ description: 'What the client declared' })
+    declared(ctx: Context): string {
+      return JSON.stringify(ctx.clientCapabilities);
     }
 
     @Tool({ description: 'Asks the user' })
@@ -92,6 +117,25 @@ beforeEach(() => {
 
 const text = (result: { content: Array<{ text?: string }> }) => result.content.map((c) => c.text).join('');
 
+type Message = { jsonrpc: '2.0'; id?: number | string; method?: string; params?: Record<string, unknown>; result?: unknown };
+
+/**
+ * A hand-written server: it completes the handshake at `protocolVersion` and passes every other
+ * message to `handle`, with a function that sends to the client.
+ */
+async function handWrittenServer(handle: (message: Message, send: (message: unknown) => void) => void, protocolVersion = '2025-11-25') {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const send = (message: unknown) => void serverSide.send(message as never);
+  serverSide.onmessage = (raw) => {
+    const message = raw as Message;
+    if (message.method === 'initialize') {
+      send({ jsonrpc: '2.0', id: message.id, result: { protocolVersion, capabilities: { tools: {}, resources: {}, prompts: {} }, serverInfo: { name: 'raw', version: '1' } } });
+    } else handle(message, send);
+  };
+  await serverSide.start();
+  return clientSide;
+}
+
 describe('createTestClient', () => {
   it('creates a server from provider classes, completes the handshake and closes both', async () => {
     const client = await createTestClient([Everything]);
@@ -121,7 +165,7 @@ describe('createTestClient', () => {
     await client.close();
   });
 
-  it.each(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'])('speaks protocol %s', async (version) => {
+  it.each(HANDSHAKE_VERSIONS)('speaks protocol %s', async (version) => {
     const client = await createTestClient([Everything], { protocolVersion: version });
     expect(client.protocolVersion).toBe(version);
     expect((await client.listTools()).map((t) => t.name)).toContain('echo');
@@ -208,6 +252,61 @@ describe('notifications', () => {
     await client.close();
     await server.close();
   });
+
+  it('stops calling a handler once unsubscribed', async () => {
+    const server = new McpServer({ name: 'subs', version: '1', providers: [Everything] });
+    const client = await createTestClient(server);
+    const seen: unknown[] = [];
+    const stop = client.onNotification('notifications/tools/list_changed', (params) => seen.push(params ?? 'no params'));
+    const first = client.nextNotification('notifications/tools/list_changed');
+    server.tools.disable('broken');
+    await first;
+    stop();
+    const second = client.nextNotification('notifications/tools/list_changed');
+    server.tools.enable('broken');
+    await second;
+    expect(seen).toEqual(['no params']);
+    expect(client.notifications).toHaveLength(2);
+    await client.close();
+    await server.close();
+  });
+});
+
+describe('close', () => {
+  it('fails the calls still waiting for an answer', async () => {
+    const client = await TestClient.connect(await handWrittenServer(() => undefined));
+    const call = client.request('tools/list');
+    await client.close();
+    await expect(call).rejects.toThrow('The test client was closed');
+  });
+
+  it('fails waiting calls when the server closes the connection', async () => {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    serverSide.onmessage = (raw) => {
+      const m = raw as Message;
+      if (m.method === 'initialize') {
+        void serverSide.send({ jsonrpc: '2.0', id: m.id!, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'raw', version: '1' } } });
+      } else if (m.method === 'tools/list') void serverSide.close();
+    };
+    await serverSide.start();
+    const client = await TestClient.connect(clientSide);
+    await expect(client.listTools()).rejects.toThrow('The connection to the server closed');
+    await expect(client.listTools()).rejects.toThrow('Cannot send tools/list: the test client is closed');
+    await client.close();
+  });
+
+  it('closes a server it created, and only that one', async () => {
+    const created = await createTestClient([Everything]);
+    const closing = jest.spyOn(McpServer.prototype, 'close');
+    await created.close();
+    expect(closing).toHaveBeenCalledTimes(1);
+    const server = new McpServer({ name: 'kept', version: '1', providers: [Everything] });
+    const given = await createTestClient(server);
+    await given.close();
+    expect(closing).toHaveBeenCalledTimes(1);
+    closing.mockRestore();
+    await server.close();
+  });
 });
 
 describe('client-feature fakes', () => {
@@ -250,6 +349,61 @@ describe('client-feature fakes', () => {
       },
     });
     await expect(client.callTool('favourite')).rejects.toThrow('no user here');
+    await client.close();
+  });
+
+  it('answers every turn of a sampling tool loop', async () => {
+    const turns: SamplingRequestParams[] = [];
+    const client = await createTestClient([Everything], {
+      sampling: (params) => {
+        turns.push(params);
+        const last = params.messages.at(-1)!;
+        const blocks = Array.isArray(last.content) ? last.content : [last.content];
+        return blocks.some((block) => block.type === 'tool_result')
+          ? { role: 'assistant', content: { type: 'text', text: 'Oslo is sunny' }, model: 'fake', stopReason: 'endTurn' }
+          : { role: 'assistant', content: [{ type: 'tool_use', id: 'call-1', name: 'get_weather', input: { city: 'Oslo' } }], model: 'fake', stopReason: 'toolUse' };
+      },
+    });
+    expect(text(await client.callTool('forecast'))).toBe('Oslo is sunny after 2 turns');
+    expect(turns.map((t) => t.tools?.map((tool) => tool.name))).toEqual([['get_weather'], ['get_weather']]);
+    expect(turns[1].messages.at(-1)).toEqual({
+      role: 'user',
+      content: [expect.objectContaining({ type: 'tool_result', toolUseId: 'call-1', content: [{ type: 'text', text: 'sunny in Oslo' }] })],
+    });
+    await client.close();
+  });
+
+  it.each([
+    ['2025-11-25', { sampling: { tools: {} }, elicitation: { form: {}, url: {} }, roots: { listChanged: true } }],
+    ['2025-06-18', { sampling: {}, elicitation: {}, roots: { listChanged: true } }],
+    ['2025-03-26', { sampling: {}, roots: { listChanged: true } }],
+  ])('declares the capabilities of the fakes it has at %s', async (protocolVersion, expected) => {
+    const fake = () => ({});
+    const client = await createTestClient([Everything], { protocolVersion, sampling: fake, elicitation: fake, roots: [] });
+    expect(JSON.parse(text(await client.callTool('declared')))).toEqual(expected);
+    await client.close();
+    const bare = await createTestClient([Everything], { protocolVersion });
+    expect(JSON.parse(text(await bare.callTool('declared')))).toEqual({});
+    await bare.close();
+  });
+
+  it('a tool loop needs 2025-11-25: before it, sampling is declared without tools', async () => {
+    const client = await createTestClient([Everything], { protocolVersion: '2025-06-18', sampling: () => ({}) });
+    const result = await client.callTool('forecast');
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/sampling\.tools/);
+    await client.close();
+  });
+
+  it('answers ping from the server', async () => {
+    const answers: unknown[] = [];
+    const transport = await handWrittenServer((message, send) => {
+      if (message.method === 'notifications/initialized') send({ jsonrpc: '2.0', id: 'p1', method: 'ping' });
+      else if (message.id === 'p1') answers.push(message);
+    });
+    const client = await TestClient.connect(transport);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(answers).toEqual([{ jsonrpc: '2.0', id: 'p1', result: {} }]);
     await client.close();
   });
 
@@ -314,6 +468,50 @@ describe('schema checks', () => {
     await client.close();
   });
 
+  it('reports an invalid notification on the next call, naming the message and the path', async () => {
+    const transport = await handWrittenServer((message, send) => {
+      if (message.method === 'notifications/initialized') send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'loud', data: 'x' } });
+      else if (message.method === 'tools/list') send({ jsonrpc: '2.0', id: message.id, result: { tools: [] } });
+    });
+    const client = await TestClient.connect(transport);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const error = (await client.listTools().catch((e: unknown) => e)) as SchemaViolationError;
+    expect(error).toBeInstanceOf(SchemaViolationError);
+    expect(error.violations).toHaveLength(1);
+    expect(error.violations[0]).toContain('{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"loud","data":"x"}} fails the 2025-11-25 schema');
+    expect(error.violations[0]).toContain('/params/level must be equal to one of the allowed values');
+    expect(await client.listTools()).toEqual([]);
+    await client.close();
+  });
+
+  it('close() reports a violation no call has reported yet', async () => {
+    const transport = await handWrittenServer((message, send) => {
+      if (message.method === 'notifications/initialized') send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: 'not an object' });
+    });
+    const client = await TestClient.connect(transport);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await expect(client.close()).rejects.toThrow(/notifications\/tools\/list_changed.*fails the 2025-11-25 schema/);
+    await expect(client.close()).resolves.toBeUndefined();
+  });
+
+  it('reports text that is not JSON', async () => {
+    const transport = await handWrittenServer((message, send) => {
+      if (message.method === 'notifications/initialized') send('{oops');
+    });
+    const client = await TestClient.connect(transport);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await expect(client.close()).rejects.toThrow('the server sent text that is not JSON: {oops');
+  });
+
+  it('checks server requests against the schema too', async () => {
+    const transport = await handWrittenServer((message, send) => {
+      if (message.method === 'notifications/initialized') send({ jsonrpc: '2.0', id: 's1', method: 'sampling/createMessage', params: { messages: [] } });
+    });
+    const client = await TestClient.connect(transport, { sampling: () => ({ role: 'assistant', content: { type: 'text', text: '' }, model: 'm' }) });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await expect(client.close()).rejects.toThrow("must have required property 'maxTokens'");
+  });
+
   it('can be turned off', async () => {
     const client = await TestClient.connect(await rawServer({ tools: [{ name: 'x' }] }), { schemaCheck: false });
     expect(await client.listTools()).toEqual([{ name: 'x' }]);
@@ -337,12 +535,42 @@ describe('pagination', () => {
     const server = new McpServer({ name: 'paged', version: '1', providers: [Everything], pageSize: 2 });
     const client = await createTestClient(server);
     const spy = jest.spyOn(client, 'request');
-    expect((await client.listTools()).map((t) => t.name)).toEqual(['echo', 'broken', 'slow', 'hang', 'ask', 'favourite', 'where']);
+    expect((await client.listTools()).map((t) => t.name)).toEqual(['echo', 'broken', 'slow', 'hang', 'ask', 'forecast', 'declared', 'favourite', 'where']);
     const pages = spy.mock.calls.map((call) => call[1]);
-    expect(pages).toHaveLength(4);
+    expect(pages).toHaveLength(5);
     expect(pages[0]).toBeUndefined();
     expect(pages[1]).toEqual({ cursor: expect.any(String) });
     await client.close();
     await server.close();
+  });
+  it.each([
+    ['listTools', 'tools/list', 'tools', { name: 't', inputSchema: { type: 'object' } }],
+    ['listResources', 'resources/list', 'resources', { uri: 'mem://r', name: 'r' }],
+    ['listResourceTemplates', 'resources/templates/list', 'resourceTemplates', { uriTemplate: 'mem://{x}', name: 'x' }],
+    ['listPrompts', 'prompts/list', 'prompts', { name: 'p' }],
+  ] as const)('%s asks for every page', async (helper, method, key, item) => {
+    const cursors: unknown[] = [];
+    const transport = await handWrittenServer((message, send) => {
+      if (message.method !== method) return;
+      const page = Number(message.params?.cursor ?? 0);
+      cursors.push(message.params?.cursor);
+      const result: Record<string, unknown> = { [key]: [{ ...item, name: `${item.name}${page}` }] };
+      if (page < 2) result.nextCursor = String(page + 1);
+      send({ jsonrpc: '2.0', id: message.id, result });
+    });
+    const client = await TestClient.connect(transport);
+    const items = (await client[helper]()) as Array<{ name: string }>;
+    expect(items.map((i) => i.name)).toEqual([`${item.name}0`, `${item.name}1`, `${item.name}2`]);
+    expect(cursors).toEqual([undefined, '1', '2']);
+    await client.close();
+  });
+
+  it('refuses cursors that would never end', async () => {
+    const transport = await handWrittenServer((message, send) => {
+      if (message.method === 'prompts/list') send({ jsonrpc: '2.0', id: message.id, result: { prompts: [], nextCursor: 'again' } });
+    });
+    const client = await TestClient.connect(transport);
+    await expect(client.listPrompts()).rejects.toThrow('prompts/list returned the cursor "again" twice: the pages would never end');
+    await client.close();
   });
 });

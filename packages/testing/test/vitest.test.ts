@@ -2,12 +2,13 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 
 // @typemcp/testing has no jest globals: the same kind of test passes under vitest.
+// --no-cache: vitest would otherwise write its results cache into the fixture's node_modules.
 it('works under vitest', () => {
   const repoRoot = path.resolve(__dirname, '..', '..', '..');
   const project = path.join(__dirname, 'vitest-project');
   const result = spawnSync(
     process.execPath,
-    [path.join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', path.join(project, 'vitest.config.mts'), '--reporter', 'verbose'],
+    [path.join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', path.join(project, 'vitest.config.mts'), '--reporter', 'verbose', '--no-cache'],
     { cwd: project, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', CI: 'true' }, timeout: 60_000 },
   );
   const output = `${result.stdout}${result.stderr}`;

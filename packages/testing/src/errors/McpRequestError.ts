@@ -1,4 +1,4 @@
-/** The server answered a request with a JSON-RPC error. */
+/** The server answered a request with a JSON-RPC error: `code` and `data` are the server's. */
 export class McpRequestError extends Error {
   override readonly name = 'McpRequestError';
 
@@ -10,9 +10,4 @@ export class McpRequestError extends Error {
   ) {
     super(`${method} failed with ${code}: ${message}`);
   }
-}
-
-/** The server sent messages that fail the official schema of the negotiated revision. */
-export class SchemaViolationError extends Error {
-  override readonly name = 'SchemaViolationError';
 }

@@ -1,0 +1,2 @@
+export { McpRequestError } from './McpRequestError';
+export { SchemaViolationError } from './SchemaViolationError';
