@@ -14,69 +14,117 @@ import { UsageError } from './UsageError';
 const USAGE = `Usage: typemcp <command> [options]
 
 Commands:
-  dev [entry]            run a TypeScript server from source, restarting on changes
-                         (entry default src/main.ts; --stdio (default) | --http [--port N]; --no-watch)
+  dev [entry]            run a TypeScript server from source, restarting it on changes
   inspect [entry]        list the tools, resources, resource templates and prompts with their schemas
-                         (entry default dist/main.js, else src/main.ts; --json)
-  call <tool> [entry]    call one tool and print its result (--args '{...}', --entry path, --json)
+  call <tool> [entry]    call one tool and print its result
   build [entry]          tsc, then one production bundle of the compiled entry
-                         (entry default dist/main.js; --outfile dist/bundle/server.js, --minify, --sourcemap, --no-tsc)
 
 Options:
-  -h, --help             help for typemcp or a command
+  -h, --help             this help; typemcp <command> --help for a command's options
   -v, --version          the version of typemcp
 
-A server entry serves stdio when started with --stdio and HTTP with --http (port from PORT).
+A server entry serves MCP over stdio when started with --stdio and over HTTP with --http
+(port from PORT).
 `;
 
-type Options = NonNullable<ParseArgsConfig['options']>;
-const COMMON: Options = { help: { type: 'boolean', short: 'h' } };
+const COMMAND_USAGE: Record<Command, string> = {
+  dev: `Usage: typemcp dev [entry] [--stdio | --http] [--port N] [--no-watch]
 
-/** Runs the command line; resolves to the exit code (2 for usage errors). */
+Runs a server entry (default src/main.ts; TypeScript through swc with decorator metadata) and
+restarts it when a file in its folder changes. Over stdio a restart keeps the client's session.
+
+Options:
+  --stdio                serve over this command's stdin and stdout (the default)
+  --http                 serve Streamable HTTP
+  --port N               the port for --http (sets PORT for the server)
+  --no-watch             run once: no restarts; the command exits with the server
+  -h, --help             this help
+`,
+  inspect: `Usage: typemcp inspect [entry] [--json]
+
+Starts the entry with --stdio (default dist/main.js when it exists, else src/main.ts) and prints
+what it offers: server info, tools with their schemas and annotations, resources, resource
+templates and prompts with their arguments.
+
+Options:
+  --json                 print it all as one JSON object
+  -h, --help             this help
+`,
+  call: `Usage: typemcp call <tool> [entry] [--entry path] [--args '{...}'] [--json]
+
+Starts the entry with --stdio (default dist/main.js when it exists, else src/main.ts), calls one
+tool and prints the text of its result. Exits with 1 when the result is an error or the call
+fails.
+
+Options:
+  --args '{...}'         the tool's arguments, a JSON object
+  --entry path           the server entry (instead of the positional one)
+  --json                 print the whole result as JSON
+  -h, --help             this help
+`,
+  build: `Usage: typemcp build [entry] [--outfile path] [--minify] [--sourcemap] [--no-tsc]
+
+Runs the project's tsc -p tsconfig.json, then bundles the compiled entry (default dist/main.js)
+and its dependencies into one CommonJS file for Node 20 and later.
+
+Options:
+  --outfile path         the bundle (default dist/bundle/server.js)
+  --minify               minify the bundle (class and function names are kept)
+  --sourcemap            write a source map beside it
+  --no-tsc               bundle what is already compiled
+  -h, --help             this help
+`,
+};
+
+type Command = 'dev' | 'inspect' | 'call' | 'build';
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+const OPTIONS: Record<Command, Options> = {
+  dev: { stdio: { type: 'boolean' }, http: { type: 'boolean' }, port: { type: 'string' }, watch: { type: 'boolean', default: true } },
+  inspect: { json: { type: 'boolean' } },
+  call: { args: { type: 'string' }, entry: { type: 'string' }, json: { type: 'boolean' } },
+  build: { outfile: { type: 'string' }, minify: { type: 'boolean' }, sourcemap: { type: 'boolean' }, tsc: { type: 'boolean', default: true } },
+};
+const MAX_POSITIONALS: Record<Command, number> = { dev: 1, inspect: 1, call: 2, build: 1 };
+
+/**
+ * Runs a command line (without `node` and the script): resolves to the exit code, 2 for usage
+ * errors. Results go to `write` (stdout by default), status and errors to `out` (stderr).
+ */
 export async function run(argv: string[], out: Output = createOutput(), write: (text: string) => void = (t) => void process.stdout.write(t)): Promise<number> {
   const [command, ...rest] = argv;
+  let name: Command | undefined;
   try {
-    switch (command) {
-      case undefined:
-      case '-h':
-      case '--help':
-      case 'help':
-        write(USAGE);
-        return command === undefined ? 2 : 0;
-      case '-v':
-      case '--version':
-        write(`${version()}\n`);
-        return 0;
+    if (command === undefined) {
+      out.info(USAGE.trimEnd());
+      return 2;
+    }
+    if (command === '-h' || command === '--help') return print(write, USAGE);
+    if (command === 'help') {
+      if (rest.length === 0) return print(write, USAGE);
+      return print(write, COMMAND_USAGE[commandNamed(rest[0])]);
+    }
+    if (command === '-v' || command === '--version') return print(write, `${version()}\n`);
+    name = commandNamed(command);
+    const { values, positionals } = parse(name, rest);
+    if (values.help) return print(write, COMMAND_USAGE[name]);
+    switch (name) {
       case 'dev': {
-        const { values, positionals } = parse(rest, { stdio: { type: 'boolean' }, http: { type: 'boolean' }, port: { type: 'string' }, watch: { type: 'boolean', default: true } }, 1);
-        if (values.help) return help(write);
         if (values.stdio && values.http) throw new UsageError('choose one of --stdio and --http');
-        return await dev(
-          { entry: positionals[0] ?? path.join('src', 'main.ts'), transport: values.http ? 'http' : 'stdio', port: parsePort(values.port as string | undefined), watch: values.watch !== false },
-          out,
-        );
+        const port = parsePort(values.port as string | undefined);
+        if (port !== undefined && !values.http) throw new UsageError('--port applies to --http: typemcp dev --http --port N');
+        return await dev({ entry: positionals[0] ?? path.join('src', 'main.ts'), transport: values.http ? 'http' : 'stdio', port, watch: values.watch !== false }, out);
       }
-      case 'inspect': {
-        const { values, positionals } = parse(rest, { json: { type: 'boolean' } }, 1);
-        if (values.help) return help(write);
+      case 'inspect':
         return await inspect(positionals[0] ?? defaultEntry(process.cwd()), values.json === true, out, write);
-      }
       case 'call': {
-        const { values, positionals } = parse(rest, { args: { type: 'string' }, entry: { type: 'string' }, json: { type: 'boolean' } }, 2);
-        if (values.help) return help(write);
         const [tool, positionalEntry] = positionals;
-        if (!tool) throw new UsageError('the tool to call is missing: typemcp call <tool> [--args \'{...}\']');
-        if (positionalEntry && values.entry) throw new UsageError('give the entry either as an argument or with --entry');
+        if (!tool) throw new UsageError("the tool to call is missing: typemcp call <tool> [--args '{...}']");
+        if (positionalEntry && values.entry) throw new UsageError('give the entry either as an argument or with --entry, not both');
         const args = parseToolArguments(values.args as string | undefined);
         return await call((values.entry as string | undefined) ?? positionalEntry ?? defaultEntry(process.cwd()), tool, args, values.json === true, out, write);
       }
-      case 'build': {
-        const { values, positionals } = parse(
-          rest,
-          { outfile: { type: 'string' }, minify: { type: 'boolean' }, sourcemap: { type: 'boolean' }, tsc: { type: 'boolean', default: true } },
-          1,
-        );
-        if (values.help) return help(write);
+      case 'build':
         return await build(
           {
             entry: positionals[0] ?? path.join('dist', 'main.js'),
@@ -87,14 +135,11 @@ export async function run(argv: string[], out: Output = createOutput(), write: (
           },
           out,
         );
-      }
-      default:
-        throw new UsageError(`unknown command "${command}"`);
     }
   } catch (error) {
     if (error instanceof UsageError) {
       out.error(error.message);
-      out.info(out.dim('Run typemcp --help for the commands and their options.'));
+      out.info(out.dim(name ? `Run typemcp ${name} --help for its options.` : 'Run typemcp --help for the commands.'));
       return 2;
     }
     out.error(error instanceof Error ? error.message : String(error));
@@ -102,26 +147,49 @@ export async function run(argv: string[], out: Output = createOutput(), write: (
   }
 }
 
-function parse(args: string[], options: Options, maxPositionals: number) {
+function commandNamed(text: string): Command {
+  if (Object.hasOwn(OPTIONS, text)) return text as Command;
+  throw new UsageError(`unknown command "${text}"; the commands are ${Object.keys(OPTIONS).join(', ')}`);
+}
+
+function parse(command: Command, args: string[]) {
+  const options: Options = { help: { type: 'boolean', short: 'h' }, ...OPTIONS[command] };
   let parsed;
   try {
-    parsed = parseArgs({ args, options: { ...COMMON, ...options }, allowPositionals: true, allowNegative: true });
+    parsed = parseArgs({ args, options, allowPositionals: true, allowNegative: true });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(describeParseError(error as Error & { code?: string }, command, options));
   }
-  if (parsed.positionals.length > maxPositionals) throw new UsageError(`unexpected argument "${parsed.positionals[maxPositionals]}"`);
+  const max = MAX_POSITIONALS[command];
+  if (parsed.positionals.length > max) throw new UsageError(`unexpected argument "${parsed.positionals[max]}"`);
   return parsed;
+}
+
+/** parseArgs' messages, in this command's words. */
+function describeParseError(error: Error & { code?: string }, command: Command, options: Options): string {
+  const option = /'(-{1,2}[^' ]+)/.exec(error.message)?.[1];
+  const known = Object.entries(options)
+    .filter(([name]) => name !== 'help')
+    .map(([name, spec]) => (spec.type === 'string' ? `--${name} <value>` : spec.default === true ? `--no-${name}` : `--${name}`));
+  switch (error.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option ${option ?? ''} for typemcp ${command}; its options are ${known.join(', ')}`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return option && options[option.replace(/^-+/, '')]?.type === 'string' ? `${option} needs a value: ${option} <value>` : `${option ?? 'an option'} takes no value`;
+    default:
+      return error.message;
+  }
 }
 
 function parsePort(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a number from 0 to 65535, not "${text}"`);
+  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`--port must be a number from 0 to 65535, not "${text}"`);
   return port;
 }
 
-function help(write: (text: string) => void): number {
-  write(USAGE);
+function print(write: (text: string) => void, text: string): number {
+  write(text);
   return 0;
 }
 

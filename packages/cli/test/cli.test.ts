@@ -3,8 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import net from 'node:net';
-import { createOutput } from '../src/output';
-import { describeSchema } from '../src/commands/inspect';
+import { REPLAY_PREFIX } from '../src/commands/stdioSession';
 import { buildCli, copyFixture, fixtures, LineClient, repoRoot, runCli } from './support';
 
 jest.setTimeout(60_000);
@@ -13,56 +12,24 @@ beforeAll(buildCli);
 const cjsServer = path.join(fixtures, 'cjs', 'server.ts');
 const toolNames = (message: Record<string, unknown>) => ((message.result as { tools: Array<{ name: string }> }).tools ?? []).map((t) => t.name);
 
-describe('usage', () => {
-  it('prints help and the version', () => {
-    expect(runCli(['--help'])).toMatchObject({ status: 0, stdout: expect.stringContaining('Usage: typemcp <command>') });
-    const version = JSON.parse(fs.readFileSync(path.join(repoRoot, 'packages', 'cli', 'package.json'), 'utf8')).version;
-    expect(runCli(['--version'])).toMatchObject({ status: 0, stdout: `${version}\n` });
+describe('the typemcp command', () => {
+  it('prints its help on stdout and exits with 0', () => {
+    expect(runCli(['--help'])).toMatchObject({ status: 0, stdout: expect.stringContaining('Usage: typemcp <command>'), stderr: '' });
   });
 
-  it.each([
-    [[], 'Usage: typemcp'],
-    [['deploy'], 'unknown command "deploy"'],
-    [['dev', '--stdio', '--http'], 'choose one of --stdio and --http'],
-    [['dev', '--port', 'x'], '--port must be a number from 0 to 65535, not "x"'],
-    [['inspect', '--colour'], "Unknown option '--colour'"],
-    [['call'], 'the tool to call is missing'],
-    [['call', 'hello', cjsServer, '--args', '[1]'], '--args must be a JSON object'],
-    [['call', 'hello', cjsServer, '--args', '{"name":'], '--args is not valid JSON'],
-    [['inspect', 'missing.ts'], 'missing.ts does not exist'],
-  ])('%j exits with 2: %s', (args, message) => {
-    const result = runCli(args);
-    expect(result.status).toBe(2);
-    expect(`${result.stdout}${result.stderr}`).toContain(message);
-  });
-});
-
-describe('output', () => {
-  const stream = (isTTY: boolean) => ({ isTTY, write: () => true }) as unknown as NodeJS.WriteStream;
-  it('colours a terminal and stays plain when piped or NO_COLOR is set', () => {
-    expect(createOutput(stream(true), {}).colour).toBe(true);
-    expect(createOutput(stream(true), {}).green('ok')).toBe('\u001b[32mok\u001b[39m');
-    expect(createOutput(stream(false), {}).colour).toBe(false);
-    expect(createOutput(stream(false), {}).green('ok')).toBe('ok');
-    expect(createOutput(stream(true), { NO_COLOR: '' }).colour).toBe(false);
-    expect(createOutput(stream(true), { TERM: 'dumb' }).colour).toBe(false);
+  it('exits with 2 on a usage error, explained on stderr', () => {
+    expect(runCli(['inspect', '--colour'])).toMatchObject({ status: 2, stdout: '', stderr: expect.stringContaining('unknown option --colour for typemcp inspect') });
   });
 });
 
 describe('typemcp inspect', () => {
-  it('describes a schema in one line', () => {
-    expect(describeSchema({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'array', items: { type: 'integer' } }, c: { enum: ['x', 'y'] } }, required: ['a'] })).toBe(
-      '{ a: string, b?: integer[], c?: "x" | "y" }',
-    );
-  });
-
   it('lists what a TypeScript server offers, as a table', () => {
     const result = runCli(['inspect', cjsServer]);
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('greeter 1.0.0 (protocol 2025-11-25)');
     expect(result.stdout).toMatch(/Tools \(2\)\n {2}hello +Says hello\n +input: \{ name: string \}\n +annotations: \{"readOnlyHint":true\}/);
-    expect(result.stdout).toMatch(/Resources \(1\)\n {2}greeter:\/\/motd +Message of the day/);
-    expect(result.stdout).toMatch(/Prompts \(1\)\n {2}welcome +A greeting prompt\n +arguments: name/);
+    expect(result.stdout).toMatch(/Resources \(1\)\n {2}greeter:\/\/motd +motd: Message of the day\n +text\/plain/);
+    expect(result.stdout).toMatch(/Prompts \(1\)\n {2}welcome +A greeting prompt\n +argument name: Who to greet/);
   });
 
   it('prints JSON with the full schemas', () => {
@@ -73,6 +40,19 @@ describe('typemcp inspect', () => {
     expect(inventory.tools[0]).toMatchObject({ name: 'hello', inputSchema: { type: 'object', properties: { name: { type: 'string', description: 'Who to greet' } }, required: ['name'] } });
     expect(inventory.resourceTemplates).toEqual([]);
     expect(inventory.prompts.map((p: { name: string }) => p.name)).toEqual(['welcome']);
+  });
+
+  it("compiles a TypeScript entry as the project's tsconfig.json says", () => {
+    const dir = copyFixture('cjs');
+    // No experimentalDecorators: standard decorators, as tsc would compile them, which TypeMCP refuses with the fix.
+    fs.writeFileSync(path.join(dir, 'tsconfig.json'), '{\n  // standard decorators\n  "compilerOptions": { "target": "ES2022", "strict": true, },\n}\n');
+    const refused = runCli(['inspect', path.join(dir, 'server.ts')]);
+    fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { experimentalDecorators: true, emitDecoratorMetadata: true } }));
+    const accepted = runCli(['inspect', path.join(dir, 'server.ts')]);
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('set "experimentalDecorators": true and "emitDecoratorMetadata": true in tsconfig.json');
+    expect(accepted.status).toBe(0);
   });
 
   it('reports a server that dies at start-up', () => {
@@ -122,7 +102,16 @@ describe('typemcp dev', () => {
     expect(call.result).toEqual({ content: [{ type: 'text', text: 'Hello, again!' }] });
     expect(client.stderr).toContain('[typemcp dev] change detected, restarting');
     // The replayed handshake is the dev command's business: the client never sees its answer.
-    expect(client.received.filter((m) => m.id === 'typemcp-dev-replay')).toEqual([]);
+    expect(client.received.filter((m) => String(m.id).startsWith(REPLAY_PREFIX))).toEqual([]);
+
+    // A broken edit: the server exits, requests get an answer that says so; the fix brings it back.
+    const working = fs.readFileSync(source, 'utf8');
+    fs.writeFileSync(source, `${working}\nconst = ;\n`);
+    for (let i = 0; i < 200 && !client.stderr.includes('server exited (exit code 1); waiting for a change'); i++) await new Promise((r) => setTimeout(r, 50));
+    expect((await client.request(4, 'tools/list')).error).toEqual({ code: -32603, message: 'The server is not running (exit code 1); save a change to restart it' });
+    fs.writeFileSync(source, working);
+    await client.waitFor((m) => m.method === 'notifications/tools/list_changed', { fresh: true });
+    expect(toolNames(await client.request(5, 'tools/list'))).toEqual(['hello', 'fail_again']);
     expect(await client.stop()).toBe(0);
   });
 
@@ -180,7 +169,7 @@ describe('typemcp build', () => {
       }),
     );
     const built = runCli(['build', 'dist/server.js', '--minify'], project);
-    expect(built.stderr).toMatch(/built dist\/bundle\/server\.js \d+ KiB in \d+ ms/);
+    expect(built.stderr).toMatch(/^built dist\/bundle\/server\.js [\d.]+ (KiB|MiB) in \d+ ms\n$/);
     expect(built.status).toBe(0);
 
     const alone = fs.mkdtempSync(path.join(os.tmpdir(), 'typemcp-bundle-'));
@@ -201,12 +190,13 @@ describe('typemcp build', () => {
 
   it('stops when tsc reports errors', () => {
     const project = copyFixture('cjs');
-    fs.writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: false, outDir: 'dist' }, files: ['bad.ts'] }));
+    fs.writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, outDir: 'dist', types: [] }, files: ['bad.ts'] }));
     fs.writeFileSync(path.join(project, 'bad.ts'), 'const n: number = "not a number";\n');
     const result = runCli(['build'], project);
     fs.rmSync(project, { recursive: true, force: true });
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain('tsc reported errors; no bundle was made');
+    expect(result.stderr).toMatch(/bad\.ts\(1,7\): error TS2322: Type 'string' is not assignable to type 'number'\.\n.*tsc reported errors; no bundle was made/);
+    expect(result.stdout).toBe('');
   });
 });
 

@@ -58,8 +58,9 @@ export class LineClient {
     this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
   }
 
-  waitFor(match: (m: Record<string, unknown>) => boolean, timeoutMs = 15_000): Promise<Record<string, unknown>> {
-    const found = this.received.find(match);
+  /** The first message, received so far or later, that matches; `fresh`: only one received from now on. */
+  waitFor(match: (m: Record<string, unknown>) => boolean, { fresh = false, timeoutMs = 15_000 } = {}): Promise<Record<string, unknown>> {
+    const found = fresh ? undefined : this.received.find(match);
     if (found) return Promise.resolve(found);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no matching message within ${timeoutMs} ms; stderr:\n${this.stderr}`)), timeoutMs);

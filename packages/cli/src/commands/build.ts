@@ -20,35 +20,55 @@ export async function build(options: BuildOptions, out: Output): Promise<number>
   const cwd = process.cwd();
   const started = Date.now();
   if (options.tsc) {
+    if (!fs.existsSync(path.join(cwd, 'tsconfig.json'))) throw new UsageError(`there is no tsconfig.json in ${cwd}: run typemcp build in the project's folder, or pass --no-tsc`);
     const tsc = findTsc(cwd);
-    out.info(out.dim(`[typemcp build] tsc -p tsconfig.json`));
-    const compiled = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd, stdio: 'inherit' });
+    out.progress('compiling: tsc -p tsconfig.json');
+    // tsc reports on stdout; collected so that it follows the status lines on stderr.
+    const compiled = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const report = `${compiled.stdout ?? ''}${compiled.stderr ?? ''}`.trimEnd();
     if (compiled.status !== 0) {
-      out.error('tsc reported errors; no bundle was made');
+      if (report) out.info(report);
+      out.error(compiled.error ? `tsc could not run: ${compiled.error.message}` : 'tsc reported errors; no bundle was made');
       return 1;
     }
+    if (report) out.info(report);
   }
   const entry = path.resolve(options.entry);
   if (!fs.existsSync(entry)) throw new UsageError(`${options.entry} does not exist${options.tsc ? ' after tsc' : ''}; pass the compiled entry (default dist/main.js)`);
+  out.progress(`bundling ${path.relative(cwd, entry)}`);
   const esbuild = await import('esbuild');
   const outfile = path.resolve(options.outfile);
-  const result = await esbuild.build({
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    keepNames: true,
-    minify: options.minify,
-    sourcemap: options.sourcemap,
-    legalComments: 'none',
-    logLevel: 'silent',
-  });
-  for (const warning of result.warnings) out.info(out.dim(`[typemcp build] warning: ${warning.text}`));
+  let result;
+  try {
+    result = await esbuild.build({
+      entryPoints: [entry],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      keepNames: true,
+      minify: options.minify,
+      sourcemap: options.sourcemap,
+      legalComments: 'none',
+      logLevel: 'silent',
+    });
+  } catch (error) {
+    const errors = (error as { errors?: Array<{ text: string; location?: { file: string; line: number } | null }> }).errors ?? [];
+    if (errors.length === 0) throw error;
+    for (const e of errors) out.error(`${e.location ? `${e.location.file}:${e.location.line}: ` : ''}${e.text}`);
+    out.error('esbuild could not bundle the entry; no bundle was made');
+    return 1;
+  }
+  for (const warning of result.warnings) out.info(out.dim(`warning: ${warning.text}`));
   const size = fs.statSync(outfile).size;
-  out.info(`${out.green('built')} ${path.relative(cwd, outfile)} ${(size / 1024).toFixed(0)} KiB in ${Date.now() - started} ms`);
+  const shown = path.relative(cwd, outfile);
+  out.info(`${out.green('built')} ${shown.startsWith('..') ? outfile : shown} ${formatSize(size)} in ${Date.now() - started} ms`);
   return 0;
+}
+
+function formatSize(bytes: number): string {
+  return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(0)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
 function findTsc(cwd: string): string {

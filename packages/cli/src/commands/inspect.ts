@@ -66,14 +66,15 @@ export function formatInventory(inv: Inventory, out: Pick<Output, 'bold' | 'dim'
       ],
     ]),
   );
-  section('Resources', inv.resources.map((r) => [r.uri, String(r.description ?? r.name), r.mimeType ? [r.mimeType] : []]));
-  section('Resource templates', inv.resourceTemplates.map((r) => [r.uriTemplate, String(r.description ?? r.name), r.mimeType ? [r.mimeType] : []]));
+  const named = (r: { name: string; title?: unknown; description?: unknown }) => `${String(r.title ?? r.name)}${r.description ? `: ${String(r.description)}` : ''}`;
+  section('Resources', inv.resources.map((r) => [r.uri, named(r), r.mimeType ? [r.mimeType] : []]));
+  section('Resource templates', inv.resourceTemplates.map((r) => [r.uriTemplate, named(r), r.mimeType ? [r.mimeType] : []]));
   section(
     'Prompts',
     inv.prompts.map((p) => [
       p.name,
-      p.description ?? '',
-      p.arguments?.length ? [`arguments: ${p.arguments.map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ')}`] : [],
+      p.title ? `${String(p.title)}: ${p.description ?? ''}` : (p.description ?? ''),
+      (p.arguments ?? []).map((a) => `argument ${a.name}${a.required ? '' : '?'}${a.description ? `: ${a.description}` : ''}`),
     ]),
   );
   return `${lines.join('\n')}\n`;

@@ -1,11 +1,12 @@
 /**
  * `node -r @typemcp/cli/dist/register/cjs.js entry.ts`: runs CommonJS TypeScript projects from
  * source. `.ts` files outside node_modules are compiled by swc; `./x.js` imports (as NodeNext
- * projects write them) resolve to `./x.ts` when no `x.js` exists.
+ * projects write them) resolve to `./x.ts` when no `x.js` exists (`.cjs` to `.cts`).
  */
 import fs from 'node:fs';
 import Module from 'node:module';
 import { compileTypeScript } from './swc';
+import { typeScriptSibling } from './specifier';
 
 type CompileHook = (module: NodeJS.Module & { _compile(code: string, filename: string): void }, filename: string) => void;
 const extensions = (Module as unknown as { _extensions: Record<string, CompileHook> })._extensions;
@@ -27,7 +28,8 @@ moduleInternals._resolveFilename = function resolveTsForJs(request, parent, isMa
   try {
     return resolveFilename.call(this, request, parent, isMain, options);
   } catch (error) {
-    if (!/^\.{1,2}\/.*\.js$/.test(request)) throw error;
-    return resolveFilename.call(this, `${request.slice(0, -3)}.ts`, parent, isMain, options);
+    const source = typeScriptSibling(request);
+    if (!source) throw error;
+    return resolveFilename.call(this, source, parent, isMain, options);
   }
 };

@@ -1,11 +1,12 @@
 /**
  * Module customization hooks for ES module TypeScript projects (registered by ./esm): `.ts`
  * files become ES modules compiled by swc, and `./x.js` specifiers resolve to `./x.ts` when no
- * `x.js` exists.
+ * `x.js` exists (`.mjs` to `.mts`).
  */
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compileTypeScript } from './swc';
+import { typeScriptSibling } from './specifier';
 
 interface ResolveContext {
   parentURL?: string;
@@ -17,8 +18,9 @@ export async function resolve(specifier: string, context: ResolveContext, nextRe
   try {
     return await nextResolve(specifier, context);
   } catch (error) {
-    if (!/^\.{1,2}\/.*\.js$/.test(specifier)) throw error;
-    return nextResolve(`${specifier.slice(0, -3)}.ts`, context);
+    const source = typeScriptSibling(specifier);
+    if (!source) throw error;
+    return nextResolve(source, context);
   }
 }
 

@@ -1,0 +1,78 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { run } from '../../src/run';
+import { createOutput } from '../../src/output';
+
+/** Runs a command line in this process, collecting stdout and stderr. */
+async function runHere(argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const stream = { isTTY: false, write: (text: string) => ((stderr += text), true) } as unknown as NodeJS.WriteStream;
+  const status = await run(argv, createOutput(stream, {}), (text) => (stdout += text));
+  return { status, stdout, stderr };
+}
+
+describe('run', () => {
+  it('prints the usage, each command’s help and the version', async () => {
+    expect(await runHere(['--help'])).toMatchObject({ status: 0, stdout: expect.stringContaining('Usage: typemcp <command> [options]') });
+    for (const command of ['dev', 'inspect', 'call', 'build']) {
+      const help = await runHere([command, '--help']);
+      expect(help).toMatchObject({ status: 0, stdout: expect.stringContaining(`Usage: typemcp ${command}`) });
+      expect(await runHere(['help', command])).toEqual(help);
+    }
+    expect((await runHere(['dev', '-h'])).stdout).toContain('--no-watch');
+    const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
+    expect(await runHere(['--version'])).toEqual({ status: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  it.each([
+    [[], 'Usage: typemcp <command>'],
+    [['deploy'], 'error unknown command "deploy"; the commands are dev, inspect, call, build\nRun typemcp --help for the commands.'],
+    [['help', 'deploy'], 'unknown command "deploy"'],
+    [['inspect', '--colour'], 'error unknown option --colour for typemcp inspect; its options are --json\nRun typemcp inspect --help for its options.'],
+    [['build', '-x'], 'unknown option -x for typemcp build; its options are --outfile <value>, --minify, --sourcemap, --no-tsc'],
+    [['call', 'hello', '--args'], '--args needs a value: --args <value>'],
+    [['inspect', '--json=yes'], '--json takes no value'],
+    [['inspect', 'a.ts', 'b.ts'], 'unexpected argument "b.ts"'],
+    [['dev', '--stdio', '--http'], 'choose one of --stdio and --http'],
+    [['dev', '--http', '--port', 'x'], '--port must be a number from 0 to 65535, not "x"'],
+    [['dev', '--http', '--port', '70000'], '--port must be a number from 0 to 65535, not "70000"'],
+    [['dev', '--port', '3000'], '--port applies to --http: typemcp dev --http --port N'],
+    [['dev', 'missing.ts'], 'missing.ts does not exist'],
+    [['call'], "the tool to call is missing: typemcp call <tool> [--args '{...}']"],
+    [['call', 'hello', 'a.ts', '--entry', 'b.ts'], 'give the entry either as an argument or with --entry, not both'],
+    [['call', 'hello', '--args', '[1]'], '--args must be a JSON object'],
+    [['call', 'hello', '--args', '{"name":'], '--args is not valid JSON: '],
+  ])('%j exits with 2: %s', async (argv, message) => {
+    const result = await runHere(argv);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(result.stdout).toBe('');
+  });
+
+  it('names the JSON parser’s complaint about --args', async () => {
+    const { stderr } = await runHere(['call', 'hello', '--args', "{name:'x'}"]);
+    let parserMessage = '';
+    try {
+      JSON.parse("{name:'x'}");
+    } catch (error) {
+      parserMessage = (error as Error).message;
+    }
+    expect(stderr).toContain(`--args is not valid JSON: ${parserMessage}`);
+  });
+
+  it('checks that a build has a tsconfig.json before running tsc', async () => {
+    const cwd = process.cwd();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'typemcp-run-'));
+    try {
+      process.chdir(dir);
+      const result = await runHere(['build']);
+      expect(result.status).toBe(2);
+      expect(result.stderr).toContain(`there is no tsconfig.json in ${fs.realpathSync(dir)}: run typemcp build in the project's folder, or pass --no-tsc`);
+    } finally {
+      process.chdir(cwd);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
