@@ -22,6 +22,7 @@ export type {
   Plugin,
   PluginHost,
   PluginRequestHandler,
+  PluginNotificationHandler,
   CapabilityValue,
 } from './runtime';
 export { Tool, Resource, Prompt, Completion, Description, Title, EnumTitles, UseMiddleware } from './decorators';
@@ -99,7 +100,7 @@ export type {
   JsonRpcErrorObject,
   OutgoingMessage,
 } from './protocol';
-export type { Session, ClientCapabilities, Implementation, LoggingLevel } from './session';
+export type { Session, RequestScope, ClientCapabilities, Implementation, LoggingLevel } from './session';
 export { schemaForDto } from './schema';
 export { UriTemplate } from './uri';
 export type { UriVariables } from './uri';

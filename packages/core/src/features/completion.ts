@@ -1,5 +1,19 @@
 import { InvalidParamsError } from '../errors';
+import { featuresOf } from '../protocol';
 import type { FeatureHost, MethodHandler } from '../runtime/FeatureHost';
+import type { CorePlugin } from '../runtime/plugins';
+import { routeAll } from './routeAll';
+
+/** `core:completion`: `completion/complete`, and the `completions` capability where the version has it and completions exist. */
+export function completionPlugin(host: FeatureHost): CorePlugin {
+  return {
+    name: 'core:completion',
+    register(plugin) {
+      routeAll(plugin, completionHandlers(host));
+      plugin.capability('completions', (version) => (host.completions.size > 0 && featuresOf(version).completions ? {} : undefined));
+    },
+  };
+}
 
 /** The specification's cap on values in one completion answer. */
 export const MAX_COMPLETION_VALUES = 100;

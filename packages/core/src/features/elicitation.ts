@@ -3,9 +3,16 @@ import { randomUUID } from 'node:crypto';
 import { ClientCapabilityError, InvalidClientResponseError } from '../errors';
 import type { Constructor } from '../metadata';
 import type { Context, SchemaElicitation, UrlElicitation } from '../runtime/Context';
+import type { CorePlugin } from '../runtime/plugins';
 import { compileSchema } from '../validation';
 import { elicitAction, elicitationSchemaFor, readElicitResult } from './elicitationSchema';
 import type { ElicitationResult } from './elicitationTypes';
+
+/** `core:elicitation`: `ctx.elicit()`. */
+export const elicitationPlugin: CorePlugin = {
+  name: 'core:elicitation',
+  register: (plugin) => plugin.provide('elicit', elicit),
+};
 
 /** `ctx.elicit()`: form mode from a DTO class, or URL mode. */
 export async function elicit(

@@ -1,7 +1,18 @@
 import { InvalidParamsError, InvalidRequestError } from '../errors';
 import { isLoggingLevel } from '../runtime/Logger';
 import type { MethodHandler } from '../runtime/FeatureHost';
+import type { CorePlugin } from '../runtime/plugins';
+import { routeAll } from './routeAll';
 import { LOGGING_LEVELS } from '../session';
+
+/** `core:logging`: `logging/setLevel` and the `logging` capability. */
+export const loggingPlugin: CorePlugin = {
+  name: 'core:logging',
+  register(plugin) {
+    routeAll(plugin, loggingHandlers());
+    plugin.capability('logging', {});
+  },
+};
 
 /** `logging/setLevel`: the session's threshold for `notifications/message`. */
 export function loggingHandlers(): Record<string, MethodHandler> {

@@ -1,5 +1,18 @@
 import { InvalidParamsError } from '../errors';
 import type { FeatureHost, MethodHandler } from '../runtime/FeatureHost';
+import type { CorePlugin } from '../runtime/plugins';
+import { routeAll } from './routeAll';
+
+/** `core:prompts`: the prompt methods, and the `prompts` capability while the server has prompts. */
+export function promptsPlugin(host: FeatureHost): CorePlugin {
+  return {
+    name: 'core:prompts',
+    register(plugin) {
+      routeAll(plugin, promptHandlers(host));
+      plugin.capability('prompts', () => (host.prompts.size > 0 ? { listChanged: true } : undefined));
+    },
+  };
+}
 
 /** `prompts/list` and `prompts/get`. */
 export function promptHandlers(host: FeatureHost): Record<string, MethodHandler> {

@@ -4,6 +4,19 @@ import type { ResourceListing } from '../metadata';
 import type { RegisteredResource } from '../runtime/buildResource';
 import type { Context } from '../runtime/Context';
 import type { FeatureHost, MethodHandler } from '../runtime/FeatureHost';
+import type { CorePlugin } from '../runtime/plugins';
+import { routeAll } from './routeAll';
+
+/** `core:resources`: the resource methods, and the `resources` capability while the server has resources or templates. */
+export function resourcesPlugin(host: FeatureHost): CorePlugin {
+  return {
+    name: 'core:resources',
+    register(plugin) {
+      routeAll(plugin, resourceHandlers(host));
+      plugin.capability('resources', () => (host.resources.size > 0 || host.templates.size > 0 ? { subscribe: true, listChanged: true } : undefined));
+    },
+  };
+}
 
 /** -32002 with the uri in `data`, as the specification asks. */
 export function resourceNotFound(uri: string): McpError {

@@ -1,6 +1,18 @@
 import { ClientCapabilityError, InvalidClientResponseError } from '../errors';
 import type { Context } from '../runtime/Context';
+import type { CorePlugin } from '../runtime/plugins';
 import type { Root } from './samplingTypes';
+
+/** `core:roots`: `ctx.roots()`, and the notification that drops its cache. */
+export const rootsPlugin: CorePlugin = {
+  name: 'core:roots',
+  register(plugin) {
+    plugin.provide('roots', listRoots);
+    plugin.onNotification('notifications/roots/list_changed', (_params, scope) => {
+      if (scope.session) scope.session.rootsCache = undefined;
+    });
+  },
+};
 
 /**
  * `ctx.roots()`: the client's `roots/list`, cached per session until the client sends

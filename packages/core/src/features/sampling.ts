@@ -5,6 +5,7 @@ import type { Constructor, ToolDefinition } from '../metadata';
 import { buildTool } from '../runtime/buildTool';
 import type { RegisteredTool } from '../runtime/buildTool';
 import { Context } from '../runtime/Context';
+import type { CorePlugin } from '../runtime/plugins';
 import { blocksOf, checkMessages, checkSampleRequest, checkSampleResult } from './samplingRules';
 import type {
   SampleRequest,
@@ -20,6 +21,14 @@ import { invokeTool } from './tools';
 import type { ToolInvoker } from './tools';
 
 const DEFAULT_MAX_ITERATIONS = 10;
+
+/** `core:sampling`: `ctx.sample()`, with the tool loop running tools through `invoker`. */
+export function samplingPlugin(invoker: ToolInvoker): CorePlugin {
+  return {
+    name: 'core:sampling',
+    register: (plugin) => plugin.provide('sample', (ctx, request) => sample(invoker, ctx, request)),
+  };
+}
 
 /**
  * `ctx.sample()`: one `sampling/createMessage`, or, when the request carries tools the

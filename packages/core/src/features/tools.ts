@@ -2,6 +2,8 @@ import { ClientCapabilityError, InvalidParamsError, McpError, ToolError, UserRej
 import type { Context } from '../runtime/Context';
 import type { RegisteredTool } from '../runtime/buildTool';
 import type { FeatureHost, MethodHandler } from '../runtime/FeatureHost';
+import type { CorePlugin } from '../runtime/plugins';
+import { routeAll } from './routeAll';
 import { shapeToolResult, toolErrorResult } from './toolResult';
 import type { CallToolResult } from './toolResult';
 
@@ -24,6 +26,17 @@ export function toolHandlers(host: FeatureHost): Record<string, MethodHandler> {
   };
 
   return { 'tools/list': list, 'tools/call': call };
+}
+
+/** `core:tools`: the tool methods, and the `tools` capability while the server has tools. */
+export function toolsPlugin(host: FeatureHost): CorePlugin {
+  return {
+    name: 'core:tools',
+    register(plugin) {
+      routeAll(plugin, toolHandlers(host));
+      plugin.capability('tools', () => (host.tools.size > 0 ? { listChanged: true } : undefined));
+    },
+  };
 }
 
 /** What running a tool needs of the server. */

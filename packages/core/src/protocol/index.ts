@@ -1,7 +1,16 @@
 export { classify } from './classify';
 export type { ClassifiedMessage } from './classify';
-export { HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, negotiateVersion, featuresOf } from './versions';
-export type { HandshakeVersion, VersionFeatures } from './versions';
+export {
+  HANDSHAKE_VERSIONS,
+  LATEST_HANDSHAKE_VERSION,
+  VERSION_WITHOUT_HEADER,
+  PROTOCOL_VERSION_META,
+  isServedVersion,
+  negotiateVersion,
+  requestedEra,
+  featuresOf,
+} from './versions';
+export type { EraName, HandshakeVersion, VersionFeatures } from './versions';
 export type * from './messages';
 export { PendingRequests } from './PendingRequests';
 export type { OutgoingRequestOptions } from './PendingRequests';

@@ -4,15 +4,43 @@ export const HANDSHAKE_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '20
 export type HandshakeVersion = (typeof HANDSHAKE_VERSIONS)[number];
 export const LATEST_HANDSHAKE_VERSION: HandshakeVersion = '2025-11-25';
 
+/**
+ * How a protocol version carries a request's context (DESIGN.md §1). Every version served
+ * today belongs to the handshake era: an `initialize` handshake and a session.
+ */
+export type EraName = 'handshake';
+
+/** The version Streamable HTTP assumes for a request without an `MCP-Protocol-Version` header. */
+export const VERSION_WITHOUT_HEADER: HandshakeVersion = '2025-03-26';
+
+/** The `_meta` key a request may name its protocol version with. */
+export const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
+
+/** True for a version this server serves. */
+export function isServedVersion(version: unknown): version is HandshakeVersion {
+  return HANDSHAKE_VERSIONS.includes(version as HandshakeVersion);
+}
+
 /** The requested version when served, else the newest (the client then decides whether to go on). */
 export function negotiateVersion(requested: unknown): HandshakeVersion {
-  return HANDSHAKE_VERSIONS.includes(requested as HandshakeVersion)
-    ? (requested as HandshakeVersion)
-    : LATEST_HANDSHAKE_VERSION;
+  return isServedVersion(requested) ? requested : LATEST_HANDSHAKE_VERSION;
+}
+
+/**
+ * The era a request asks for by naming a served version in `_meta[PROTOCOL_VERSION_META]`;
+ * undefined when it names none (or one not served), and the connection's era applies.
+ */
+export function requestedEra(params: Record<string, unknown>): EraName | undefined {
+  const meta = params._meta;
+  if (typeof meta !== 'object' || meta === null) return undefined;
+  const version = (meta as Record<string, unknown>)[PROTOCOL_VERSION_META];
+  return isServedVersion(version) ? featuresOf(version).era : undefined;
 }
 
 /** Features a version may carry. Dates compare lexically, so `>=` on the string works. */
 export interface VersionFeatures {
+  /** How requests of this version carry their context. */
+  era: EraName;
   /** JSON-RPC batches exist only in 2025-03-26. */
   batching: boolean;
   /** Tool `annotations` appeared in 2025-03-26. */
@@ -41,6 +69,7 @@ export function featuresOf(version: string): VersionFeatures {
   let features = featureCache.get(version);
   if (!features) {
     features = {
+      era: 'handshake',
       batching: version === '2025-03-26',
       toolAnnotations: version >= '2025-03-26',
       titlesAndStructuredOutput: version >= '2025-06-18',

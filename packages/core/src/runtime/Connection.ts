@@ -10,11 +10,11 @@ import type {
   RequestId,
 } from '../protocol';
 import type { DependencyContainer } from 'tsyringe';
-import { Session } from '../session';
-import type { ClientCapabilities, Implementation, LoggingLevel, RequestScope } from '../session';
+import { eraOf, Session } from '../session';
+import type { ClientCapabilities, Era, EraSource, Implementation, LoggingLevel, RequestChannel, RequestScope } from '../session';
 import type { Transport } from '../protocol';
 import { Context } from './Context';
-import type { ClientFeatures, RequestChannel } from './Context';
+import type { ClientFeatures } from './Context';
 import type { Dispatcher } from './Dispatcher';
 import type { MethodHandler } from './FeatureHost';
 import { passes, RateLimiter } from './Logger';
@@ -42,11 +42,12 @@ interface InFlight {
 }
 
 /**
- * One handshake-era conversation over one transport: parses and classifies what arrives,
- * runs the lifecycle, dispatches requests, correlates the requests we send, and answers
- * every malformed message with the matching JSON-RPC error while it keeps serving.
+ * One conversation over one transport: parses and classifies what arrives, runs the
+ * handshake, dispatches requests (each in the scope and with the client channel its era
+ * gives it), correlates the requests we send, and answers every malformed message with the
+ * matching JSON-RPC error while it keeps serving.
  */
-export class Connection implements RequestChannel {
+export class Connection implements RequestChannel, EraSource {
   readonly session: Session;
   private readonly pending = new PendingRequests();
   private readonly logLimiter: RateLimiter;
@@ -85,6 +86,11 @@ export class Connection implements RequestChannel {
     this.session.state = 'ready';
     this.session.stateless = true;
     this.declaredCapabilities = this.host.initializeResult(this.session.protocolVersion).capabilities as Record<string, unknown>;
+  }
+
+  /** The connection's own channel to its client, as the handshake era uses it. */
+  get channel(): RequestChannel {
+    return this;
   }
 
   get isOpen(): boolean {
@@ -192,26 +198,31 @@ export class Connection implements RequestChannel {
       if (inBatch) return errorResponse(id, new InvalidRequestError('initialize must not be part of a batch').toJSON());
       return this.initialize(request);
     }
-    if (this.session.state === 'awaiting-initialize' && method !== 'ping') {
-      return errorResponse(id, new InvalidRequestError(`Server not initialized: send "initialize" before "${method}"`).toJSON());
-    }
+    const params = request.params ?? {};
+    const era = eraOf(params);
+    const refused = era.refusal(this, method);
+    if (refused !== undefined) return errorResponse(id, new InvalidRequestError(refused).toJSON());
     const handler = this.host.dispatcher.handlerFor(method);
     if (!handler) {
       return errorResponse(id, new MethodNotFoundError(`Method not found: ${method}`).toJSON());
     }
-    return this.dispatch(request, handler);
+    return this.dispatch(id, method, params, era, handler);
   }
 
   /** Runs a handler; answers synchronously when the handler does, so fast requests skip the microtask queue. */
-  private dispatch(request: JsonRpcRequest, handler: MethodHandler): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
-    const { id, method } = request;
-    const params = request.params ?? {};
+  private dispatch(
+    id: RequestId,
+    method: string,
+    params: Record<string, unknown>,
+    era: Era,
+    handler: MethodHandler,
+  ): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
     const ctx = new Context({
       requestId: id,
       method,
-      scope: this.session,
+      scope: era.scope(this, params),
       container: this.host.container,
-      channel: this,
+      channel: era.channel(this, params),
       client: this.host.clientFeatures,
       progressToken: progressTokenOf(params),
       params,
@@ -267,9 +278,6 @@ export class Connection implements RequestChannel {
       case 'notifications/initialized':
         if (this.session.state === 'initializing') this.session.state = 'ready';
         return;
-      case 'notifications/roots/list_changed':
-        this.session.rootsCache = undefined;
-        return;
       case 'notifications/cancelled': {
         const requestId = notification.params?.requestId as RequestId | undefined;
         const entry = requestId === undefined ? undefined : this.inFlight.get(requestId);
@@ -279,9 +287,12 @@ export class Connection implements RequestChannel {
         entry.ctx?.cancel(new Error(String(notification.params?.reason ?? 'Cancelled by the client')));
         return;
       }
-      default:
-        // Notifications we do not act on need no answer.
+      default: {
+        // Plugins' notifications (roots/list_changed, …); those nobody handles need no answer.
+        const params = notification.params ?? {};
+        this.host.dispatcher.notify(notification.method, params, eraOf(params).scope(this, params), (what, error) => this.host.reportError(what, error));
         return;
+      }
     }
   }
 

@@ -4,21 +4,10 @@ import type { ElicitationResult } from '../features/elicitationTypes';
 import type { Root, SampleRequest, SampleResult, SamplingTool, ToolLoopResult } from '../features/samplingTypes';
 import type { Constructor } from '../metadata';
 import { featuresOf } from '../protocol';
-import type { OutgoingRequestOptions, RequestId } from '../protocol';
-import type { ClientCapabilities, Implementation, LoggingLevel, RequestScope, Session } from '../session';
+import type { RequestId } from '../protocol';
+import type { ClientCapabilities, Implementation, RequestChannel, RequestScope, Session } from '../session';
 import { createLogger } from './Logger';
 import type { Logger } from './Logger';
-
-/** How a Context reaches the client of its request; provided by the transport side. */
-export interface RequestChannel {
-  notify(method: string, params: Record<string, unknown>, relatedRequestId: RequestId): void;
-  request(
-    method: string,
-    params: Record<string, unknown> | undefined,
-    options: OutgoingRequestOptions & { relatedRequestId?: RequestId },
-  ): Promise<Record<string, unknown>>;
-  log(scope: RequestScope, level: LoggingLevel, data: unknown, logger: string | undefined, relatedRequestId: RequestId): void;
-}
 
 /** The client features a handler may use; implemented in features/, supplied by the server. */
 export interface ClientFeatures {

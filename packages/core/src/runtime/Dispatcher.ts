@@ -1,25 +1,52 @@
 import { DefinitionError } from '../errors';
+import type { DefinitionErrorCode } from '../errors';
+import type { RequestScope } from '../session';
 import type { Context } from './Context';
-import type { MethodHandler } from './FeatureHost';
+import type { MethodHandler, NotificationHandler } from './FeatureHost';
 import { checkMiddlewares, compose } from './middleware';
 import type { ComposedMiddleware, Middleware } from './middleware';
+
+/** Methods the connection itself handles (the handshake and its lifecycle); no route may take them. */
+const LIFECYCLE_METHODS: ReadonlySet<string> = new Set(['initialize', 'notifications/initialized', 'notifications/cancelled']);
 
 /**
  * Routes a request's method to its handler and runs it inside the server's middleware. With
  * no middleware the handler is called directly, so a synchronous handler answers synchronously.
+ * Client notifications have routes of their own; middleware does not wrap them.
  */
 export class Dispatcher {
   private readonly routes = new Map<string, MethodHandler>();
+  private readonly notificationRoutes = new Map<string, NotificationHandler>();
   private readonly middlewares: Middleware[] = [];
   private chain: ComposedMiddleware | undefined;
 
+  /** Why `method` cannot get a handler (taken, or handled by the lifecycle), or undefined when it can. */
+  refusal(method: string, kind: 'request' | 'notification'): { code: DefinitionErrorCode; message: string } | undefined {
+    if (LIFECYCLE_METHODS.has(method)) {
+      return { code: 'INVALID_OPTION', message: `"${method}" belongs to the protocol lifecycle, which the connection handles itself; it cannot be routed` };
+    }
+    const taken = kind === 'request' ? this.routes.has(method) : this.notificationRoutes.has(method);
+    return taken ? { code: 'DUPLICATE_NAME', message: `the ${kind === 'request' ? 'method' : 'notification'} "${method}" already has a handler` } : undefined;
+  }
+
   route(method: string, handler: MethodHandler): void {
-    if (this.routes.has(method)) throw new DefinitionError('DUPLICATE_NAME', `The method "${method}" already has a handler`);
+    const refused = this.refusal(method, 'request');
+    if (refused) throw new DefinitionError(refused.code, `Dispatcher: ${refused.message}`);
     this.routes.set(method, handler);
+  }
+
+  onNotification(method: string, handler: NotificationHandler): void {
+    const refused = this.refusal(method, 'notification');
+    if (refused) throw new DefinitionError(refused.code, `Dispatcher: ${refused.message}`);
+    this.notificationRoutes.set(method, handler);
   }
 
   handlerFor(method: string): MethodHandler | undefined {
     return this.routes.get(method);
+  }
+
+  notificationHandlerFor(method: string): NotificationHandler | undefined {
+    return this.notificationRoutes.get(method);
   }
 
   use(middlewares: readonly Middleware[]): void {
@@ -30,5 +57,18 @@ export class Dispatcher {
   dispatch(handler: MethodHandler, method: string, params: Record<string, unknown>, context: Context): ReturnType<MethodHandler> {
     if (!this.chain) return handler(params, context);
     return this.chain({ method, params, context }, () => handler(params, context)) as Promise<Record<string, unknown>>;
+  }
+
+  /** Runs a notification's handler, if one is routed; a failure goes to `report` (a notification has no answer). */
+  notify(method: string, params: Record<string, unknown>, scope: RequestScope, report: (what: string, error: unknown) => void): void {
+    const handler = this.notificationRoutes.get(method);
+    if (!handler) return;
+    const failed = (error: unknown) => report(`notification "${method}" failed`, error);
+    try {
+      const done = handler(params, scope);
+      if (done instanceof Promise) done.catch(failed);
+    } catch (error) {
+      failed(error);
+    }
   }
 }

@@ -1,4 +1,5 @@
 import type { Constructor, CompletionDefinition } from '../metadata';
+import type { RequestScope } from '../session';
 import type { RegisteredPrompt } from './buildPrompt';
 import type { RegisteredResource } from './buildResource';
 import type { RegisteredTool } from './buildTool';
@@ -12,6 +13,9 @@ export type MethodHandler = (
   params: Record<string, unknown>,
   ctx: Context,
 ) => Record<string, unknown> | Promise<Record<string, unknown>>;
+
+/** A client notification's handler: its params, and the scope of the client that sent it. */
+export type NotificationHandler = (params: Record<string, unknown>, scope: RequestScope) => void | Promise<void>;
 
 /** What feature handlers may use of the server; keeps features/ from depending on McpServer. */
 export interface FeatureHost {

@@ -1,9 +1,14 @@
 import { DefinitionError } from '../errors';
-import type { Context } from './Context';
+import type { DefinitionErrorCode } from '../errors';
+import type { RequestScope } from '../session';
+import type { ClientFeatures, Context } from './Context';
 import type { Middleware } from './middleware';
 
 /** A request handler a plugin adds: params in, result object out. */
 export type PluginRequestHandler = (params: Record<string, unknown>, ctx: Context) => Record<string, unknown> | Promise<Record<string, unknown>>;
+
+/** A client-notification handler a plugin adds: params and the scope of the client that sent it; nothing is answered. */
+export type PluginNotificationHandler = (params: Record<string, unknown>, scope: RequestScope) => void | Promise<void>;
 
 /** A server capability: a fixed value, or one per protocol version (undefined leaves it out). */
 export type CapabilityValue = Record<string, unknown> | ((protocolVersion: string) => Record<string, unknown> | undefined);
@@ -16,6 +21,8 @@ export interface PluginHost {
   use(...middlewares: Middleware[]): void;
   /** Handles a request method; a method that already has a handler is refused. */
   route(method: string, handler: PluginRequestHandler): void;
+  /** Handles a client notification; one that already has a handler is refused. */
+  onNotification(method: string, handler: PluginNotificationHandler): void;
   /** Declares a server capability in the `initialize` result; a name already declared is refused. */
   capability(name: string, value: CapabilityValue): void;
   /** Runs when the server closes, after its connections are closed; hooks run in registration order. */
@@ -33,19 +40,35 @@ export interface Plugin<Options = void> {
   register(host: PluginHost, options: Options): void;
 }
 
+/** The host the built-in features get: a plugin's, plus the client features behind `ctx.sample/elicit/roots`. */
+export interface CorePluginHost extends PluginHost {
+  provide<Feature extends keyof ClientFeatures>(feature: Feature, implementation: ClientFeatures[Feature]): void;
+}
+
+/** A built-in feature: a plugin on the same seam, with the core host. */
+export interface CorePlugin {
+  readonly name: string;
+  readonly dependencies?: readonly string[];
+  register(host: CorePluginHost): void;
+}
+
 /** What registering a plugin adds, applied only when its `register` returns without throwing. */
 export interface PluginAdditions {
   middlewares: Middleware[];
   routes: Array<[string, PluginRequestHandler]>;
+  notifications: Array<[string, PluginNotificationHandler]>;
   capabilities: Array<[string, CapabilityValue]>;
+  clientFeatures: Partial<ClientFeatures>;
   closeHooks: Array<() => void | Promise<void>>;
 }
 
 /** Where a server applies what plugins add. */
 export interface PluginTarget {
   readonly serverInfo: { readonly name: string; readonly version: string };
-  hasRoute(method: string): boolean;
+  /** Why a method cannot get a handler, or undefined when it can (see Dispatcher.refusal). */
+  routeRefusal(method: string, kind: 'request' | 'notification'): { code: DefinitionErrorCode; message: string } | undefined;
   hasCapability(name: string): boolean;
+  hasClientFeature(feature: keyof ClientFeatures): boolean;
   apply(additions: PluginAdditions): void;
   reportError(what: string, error: unknown): void;
 }
@@ -64,6 +87,30 @@ export class PluginRegistry {
     if (typeof plugin !== 'object' || plugin === null || typeof plugin.name !== 'string' || plugin.name === '' || typeof plugin.register !== 'function') {
       throw new DefinitionError('INVALID_OPTION', 'McpServer.plugin: a plugin is an object with a non-empty string "name" and a "register(host, options)" function');
     }
+    this.checkName(plugin);
+    const additions = emptyAdditions();
+    plugin.register(this.hostFor(plugin.name, additions), options);
+    this.commit(plugin, additions);
+  }
+
+  /** Adds a built-in feature: the same checks and all-or-nothing rule, with the core host. */
+  addCore(plugin: CorePlugin): void {
+    this.checkName(plugin);
+    const additions = emptyAdditions();
+    const host: CorePluginHost = {
+      ...this.hostFor(plugin.name, additions),
+      provide: (feature, implementation) => {
+        if (this.target.hasClientFeature(feature) || additions.clientFeatures[feature] !== undefined) {
+          throw new DefinitionError('DUPLICATE_NAME', `plugin "${plugin.name}": the client feature "${feature}" is already provided`);
+        }
+        additions.clientFeatures[feature] = implementation;
+      },
+    };
+    plugin.register(host);
+    this.commit(plugin, additions);
+  }
+
+  private checkName(plugin: { name: string; dependencies?: readonly string[] }): void {
     const { name } = plugin;
     if (this.registered.has(name)) throw new DefinitionError('DUPLICATE_NAME', `McpServer.plugin: a plugin named "${name}" is already added`);
     const missing = (plugin.dependencies ?? []).filter((dependency) => !this.registered.has(dependency));
@@ -73,9 +120,24 @@ export class PluginRegistry {
         `McpServer.plugin: "${name}" needs ${missing.map((m) => `"${m}"`).join(', ')} added before it (added so far: ${this.names.join(', ') || 'none'})`,
       );
     }
-    const additions: PluginAdditions = { middlewares: [], routes: [], capabilities: [], closeHooks: [] };
+  }
+
+  private commit(plugin: { name: string; version?: string }, additions: PluginAdditions): void {
+    this.target.apply(additions);
+    this.registered.set(plugin.name, plugin.version);
+  }
+
+  private hostFor(name: string, additions: PluginAdditions): PluginHost {
     const where = `plugin "${name}"`;
-    const host: PluginHost = {
+    const checkRoute = (method: unknown, handler: unknown, kind: 'request' | 'notification', call: string) => {
+      if (typeof method !== 'string' || method === '' || typeof handler !== 'function') throw new TypeError(`${where}: ${call}(method, handler) needs a method name and a function`);
+      const added = kind === 'request' ? additions.routes : additions.notifications;
+      const refused =
+        this.target.routeRefusal(method, kind) ??
+        (added.some(([m]) => m === method) ? { code: 'DUPLICATE_NAME' as DefinitionErrorCode, message: `the ${kind === 'request' ? 'method' : 'notification'} "${method}" already has a handler` } : undefined);
+      if (refused) throw new DefinitionError(refused.code, `${where}: ${refused.message}`);
+    };
+    return {
       serverInfo: this.target.serverInfo,
       use: (...middlewares) => {
         middlewares.forEach((m, i) => {
@@ -84,11 +146,12 @@ export class PluginRegistry {
         additions.middlewares.push(...middlewares);
       },
       route: (method, handler) => {
-        if (typeof method !== 'string' || method === '' || typeof handler !== 'function') throw new TypeError(`${where}: route(method, handler) needs a method name and a function`);
-        if (this.target.hasRoute(method) || additions.routes.some(([m]) => m === method)) {
-          throw new DefinitionError('DUPLICATE_NAME', `${where}: the method "${method}" already has a handler`);
-        }
+        checkRoute(method, handler, 'request', 'route');
         additions.routes.push([method, handler]);
+      },
+      onNotification: (method, handler) => {
+        checkRoute(method, handler, 'notification', 'onNotification');
+        additions.notifications.push([method, handler]);
       },
       capability: (capability, value) => {
         if (this.target.hasCapability(capability) || additions.capabilities.some(([c]) => c === capability)) {
@@ -99,8 +162,9 @@ export class PluginRegistry {
       onClose: (hook) => void additions.closeHooks.push(hook),
       reportError: (what, error) => this.target.reportError(`${where}: ${what}`, error),
     };
-    plugin.register(host, options);
-    this.target.apply(additions);
-    this.registered.set(name, plugin.version);
   }
+}
+
+function emptyAdditions(): PluginAdditions {
+  return { middlewares: [], routes: [], notifications: [], capabilities: [], clientFeatures: {}, closeHooks: [] };
 }

@@ -3,14 +3,8 @@ import { container as rootContainer } from 'tsyringe';
 import type { DependencyContainer } from 'tsyringe';
 import { ProviderResolver } from '../di';
 import { DefinitionError } from '../errors';
-import { completionHandlers, completionKey } from '../features/completion';
-import { elicit } from '../features/elicitation';
-import { listRoots } from '../features/roots';
-import { sample } from '../features/sampling';
-import { loggingHandlers } from '../features/logging';
-import { promptHandlers } from '../features/prompts';
-import { resourceHandlers } from '../features/resources';
-import { toolHandlers } from '../features/tools';
+import { completionKey } from '../features/completion';
+import { corePlugins } from '../features/corePlugins';
 import { metadataStore } from '../metadata';
 import type { CompletionDefinition, Constructor, Icon } from '../metadata';
 import { featuresOf } from '../protocol';
@@ -29,8 +23,9 @@ import type { RegisteredTool } from '../runtime/buildTool';
 import { Connection } from '../runtime/Connection';
 import type { ConnectionHost } from '../runtime/Connection';
 import { Context } from '../runtime/Context';
+import type { ClientFeatures } from '../runtime/Context';
 import { Dispatcher } from '../runtime/Dispatcher';
-import type { FeatureHost, MethodHandler } from '../runtime/FeatureHost';
+import type { FeatureHost } from '../runtime/FeatureHost';
 import { PluginRegistry } from '../runtime/plugins';
 import type { CapabilityValue, Plugin, PluginAdditions } from '../runtime/plugins';
 import { Invoker } from '../runtime/Invoker';
@@ -153,6 +148,8 @@ export class McpServer {
   /** Capabilities of the `initialize` result, in the order declared (built-in features first). */
   private readonly capabilities = new Map<string, CapabilityValue>();
   private readonly closeHooks: Array<() => void | Promise<void>> = [];
+  /** `ctx.sample/elicit/roots`, as the built-in client-feature plugins provide them. */
+  private readonly clientFeatures: Partial<ClientFeatures> = {};
   private readonly plugins: PluginRegistry;
   private started = false;
   private readonly initializeResults = new Map<string, Record<string, unknown>>();
@@ -206,45 +203,21 @@ export class McpServer {
     };
     this.plugins = new PluginRegistry({
       serverInfo: { name: options.name, version: options.version },
-      hasRoute: (method) => this.dispatcher.handlerFor(method) !== undefined,
+      routeRefusal: (method, kind) => this.dispatcher.refusal(method, kind),
       hasCapability: (name) => this.capabilities.has(name),
+      hasClientFeature: (feature) => this.clientFeatures[feature] !== undefined,
       apply: (additions) => this.applyPlugin(additions),
       reportError: (what, error) => this.reportError(what, error),
     });
     // The built-in features are plugins on the same seam, each owning its methods and capability.
-    const anyOf = (...registries: Array<Registry<unknown>>) => registries.some((r) => r.size > 0);
-    const builtins: Array<[string, Record<string, MethodHandler>, string?, CapabilityValue?]> = [
-      ['core:ping', { ping: () => ({}) }],
-      ['core:logging', loggingHandlers(), 'logging', {}],
-      ['core:tools', toolHandlers(featureHost), 'tools', () => (anyOf(this.toolRegistry) ? { listChanged: true } : undefined)],
-      ['core:prompts', promptHandlers(featureHost), 'prompts', () => (anyOf(this.promptRegistry) ? { listChanged: true } : undefined)],
-      [
-        'core:resources',
-        resourceHandlers(featureHost),
-        'resources',
-        () => (anyOf(this.resourceRegistry, this.templateRegistry) ? { subscribe: true, listChanged: true } : undefined),
-      ],
-      ['core:completion', completionHandlers(featureHost), 'completions', (version) => (this.completions.size > 0 && featuresOf(version).completions ? {} : undefined)],
-    ];
-    for (const [name, handlers, capability, value] of builtins) {
-      this.plugins.add({
-        name,
-        register: (host) => {
-          for (const [method, handler] of Object.entries(handlers)) host.route(method, handler);
-          if (capability !== undefined) host.capability(capability, value!);
-        },
-      }, undefined);
-    }
+    for (const plugin of corePlugins(featureHost)) this.plugins.addCore(plugin);
 
     this.connectionHost = {
       dispatcher: this.dispatcher,
       debug: this.debug,
       container: this.container,
-      clientFeatures: {
-        sample: (ctx, request) => sample(featureHost, ctx, request),
-        elicit: (ctx, message, target) => elicit(ctx, message, target),
-        roots: (ctx) => listRoots(ctx),
-      },
+      // Complete: the core plugins above provide every client feature.
+      clientFeatures: this.clientFeatures as ClientFeatures,
       defaultLogLevel: options.logLevel ?? 'info',
       logRateLimit: options.logRateLimit ?? 100,
       requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
@@ -440,9 +413,11 @@ export class McpServer {
     return result;
   }
 
-  private applyPlugin({ middlewares, routes, capabilities, closeHooks }: PluginAdditions): void {
+  private applyPlugin({ middlewares, routes, notifications, capabilities, clientFeatures, closeHooks }: PluginAdditions): void {
     if (middlewares.length > 0) this.dispatcher.use(middlewares);
     for (const [method, handler] of routes) this.dispatcher.route(method, handler);
+    for (const [method, handler] of notifications) this.dispatcher.onNotification(method, handler);
+    Object.assign(this.clientFeatures, clientFeatures);
     for (const [name, value] of capabilities) this.capabilities.set(name, value);
     this.closeHooks.push(...closeHooks);
     this.initializeResults.clear();

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { LATEST_HANDSHAKE_VERSION } from '../protocol';
 import type { HandshakeVersion } from '../protocol';
 import type { RequestScope } from './RequestScope';
 import type { ClientCapabilities, Implementation, LoggingLevel } from './types';
@@ -17,7 +18,7 @@ export interface SessionChannel {
 export class Session implements RequestScope {
   readonly id = randomUUID();
   state: SessionState = 'awaiting-initialize';
-  protocolVersion: HandshakeVersion = '2025-11-25';
+  protocolVersion: HandshakeVersion = LATEST_HANDSHAKE_VERSION;
   clientCapabilities: ClientCapabilities = {};
   clientInfo: Implementation | undefined;
   logLevel: LoggingLevel | undefined;

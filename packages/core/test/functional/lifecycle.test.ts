@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
-import { HANDSHAKE_VERSIONS, McpServer, Tool } from '@typemcp/core';
+import { Context, HANDSHAKE_VERSIONS, McpServer, Tool } from '@typemcp/core';
 import { expectValidServerMessages } from '../../../../test-support/specSchema';
 import { RawClient } from './rawClient';
 
@@ -203,5 +203,27 @@ describe('batches', () => {
     await client.waitFor((m) => m.error?.message?.includes('(none negotiated yet)'));
     client.send([]);
     await client.waitFor((m) => m.error?.message === 'Invalid Request: an empty batch');
+  });
+});
+
+describe('the era of a request', () => {
+  class VersionTools {
+    @Tool({ description: 'Says which version the request is served at' })
+    version(ctx: Context): string {
+      return `${ctx.protocolVersion} ${ctx.session?.id === undefined ? 'no session' : 'session'}`;
+    }
+  }
+
+  it('stays the connection\'s handshake era whatever version a request names in _meta', async () => {
+    const server = new McpServer({ name: 'eras', version: '1', providers: [VersionTools] });
+    const client = await track(RawClient.initialized(server, '2025-06-18'), '2025-06-18');
+    for (const named of ['2025-11-25', '2026-07-28', 42]) {
+      const { result } = await client.request('tools/call', { name: 'version', _meta: { 'io.modelcontextprotocol/protocolVersion': named } });
+      expect(result).toEqual({ content: [{ type: 'text', text: '2025-06-18 session' }] });
+    }
+    // A request naming a version is still refused before the handshake.
+    const early = await track(RawClient.connect(server), '2025-06-18');
+    const refused = await early.request('tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2025-06-18' } });
+    expect(refused.error).toMatchObject({ code: -32600, message: 'Server not initialized: send "initialize" before "tools/list"' });
   });
 });

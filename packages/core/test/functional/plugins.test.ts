@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { DefinitionError, McpServer, metadataStore, Tool } from '@typemcp/core';
 import type { Plugin, PluginHost } from '@typemcp/core';
 import { createTestClient } from '@typemcp/testing';
+import { checkedClients, RawClient } from './rawClient';
 
 function declareProviders() {
   class Hello {
@@ -66,7 +67,7 @@ describe('McpServer.plugin', () => {
     const error = thrown(() => s.plugin(named('c', ['auth', 'b', 'metrics'])));
     expect(error.code).toBe('PLUGIN_DEPENDENCY_MISSING');
     expect(error.message).toBe(
-      'McpServer.plugin: "c" needs "auth", "metrics" added before it (added so far: core:ping, core:logging, core:tools, core:prompts, core:resources, core:completion, a, b)',
+      'McpServer.plugin: "c" needs "auth", "metrics" added before it (added so far: core:ping, core:logging, core:tools, core:prompts, core:resources, core:completion, core:sampling, core:elicitation, core:roots, a, b)',
     );
     expect(order).toEqual(['a', 'b']);
   });
@@ -143,5 +144,125 @@ describe('McpServer.plugin', () => {
     await old.close();
     await recent.close();
     await s.close();
+  });
+
+  it('adds a method a plain JSON-RPC client can call, with the params it sent and the request Context', async () => {
+    const s = server().plugin({
+      name: 'echo',
+      register: (host) => host.route('echo/say', (params, ctx) => ({ said: params.text, method: ctx.method, client: ctx.clientInfo?.name ?? null })),
+    });
+    const client = await RawClient.initialized(s);
+    expect(await client.request('echo/say', { text: 'hi' }, 7)).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      result: { said: 'hi', method: 'echo/say', client: 'raw-client' },
+    });
+    // Its method follows the lifecycle like every other: not before initialize.
+    const early = await RawClient.connect(s);
+    expect((await early.request('echo/say', {}, 1)).error).toEqual({ code: -32600, message: 'Server not initialized: send "initialize" before "echo/say"' });
+    await client.close();
+    await early.close();
+    await s.close();
+  });
+
+  it('routes client notifications to plugins, with the scope of the client that sent them', async () => {
+    const heard: Array<{ params: Record<string, unknown>; version: string; client?: string; session: boolean }> = [];
+    const reported: Array<[string, string]> = [];
+    const s = new McpServer({ name: 's', version: '1', providers: [Hello], onError: (what, error) => reported.push([what, (error as Error).message]) });
+    s.plugin({
+      name: 'listener',
+      register(host) {
+        host.onNotification('notifications/custom/changed', (params, scope) => {
+          heard.push({ params, version: scope.protocolVersion, client: scope.clientInfo?.name, session: scope.session !== undefined });
+        });
+        host.onNotification('notifications/custom/broken', () => {
+          throw new Error('cannot handle');
+        });
+        host.onNotification('notifications/custom/rejects', async () => {
+          throw new Error('cannot handle later');
+        });
+      },
+    });
+    const client = await RawClient.initialized(s, '2025-06-18');
+    client.send({ jsonrpc: '2.0', method: 'notifications/custom/changed', params: { what: 'all' } });
+    client.send({ jsonrpc: '2.0', method: 'notifications/custom/broken' });
+    client.send({ jsonrpc: '2.0', method: 'notifications/custom/rejects' });
+    client.send({ jsonrpc: '2.0', method: 'notifications/nobody/listens' });
+    await client.settle();
+    expect(heard).toEqual([{ params: { what: 'all' }, version: '2025-06-18', client: 'raw-client', session: true }]);
+    expect(reported).toEqual([
+      ['notification "notifications/custom/broken" failed', 'cannot handle'],
+      ['notification "notifications/custom/rejects" failed', 'cannot handle later'],
+    ]);
+    // A notification has no answer, whatever its handler did; the server keeps serving.
+    expect(client.received.filter((r) => r.message.id === undefined)).toEqual([]);
+    expect((await client.request('ping')).result).toEqual({});
+    await client.close();
+    await s.close();
+  });
+
+  it('refuses the lifecycle methods, taken notifications and bad routes', () => {
+    const s = server();
+    expect(thrown(() => s.plugin({ name: 'handshake', register: (host) => host.route('initialize', () => ({})) }))).toMatchObject({
+      code: 'INVALID_OPTION',
+      message: 'plugin "handshake": "initialize" belongs to the protocol lifecycle, which the connection handles itself; it cannot be routed',
+    });
+    expect(thrown(() => s.plugin({ name: 'cancel', register: (host) => host.onNotification('notifications/cancelled', () => undefined) })).code).toBe('INVALID_OPTION');
+    expect(thrown(() => s.plugin({ name: 'roots', register: (host) => host.onNotification('notifications/roots/list_changed', () => undefined) }))).toMatchObject({
+      code: 'DUPLICATE_NAME',
+      message: 'plugin "roots": the notification "notifications/roots/list_changed" already has a handler',
+    });
+    const twice: Plugin = {
+      name: 'twice',
+      register(host) {
+        host.onNotification('notifications/x', () => undefined);
+        host.onNotification('notifications/x', () => undefined);
+      },
+    };
+    expect(thrown(() => s.plugin(twice)).code).toBe('DUPLICATE_NAME');
+    expect(() => s.plugin({ name: 'bad', register: (host) => host.onNotification('notifications/y', 'nope' as never) })).toThrow(
+      new TypeError('plugin "bad": onNotification(method, handler) needs a method name and a function'),
+    );
+  });
+});
+
+it('works as the guide shows: counts requests, answers its method and clears on its notification', async () => {
+  const requestStats: Plugin<{ method: string }> = {
+    name: 'request-stats',
+    dependencies: ['core:tools'],
+    register(host, options) {
+      const counts = new Map<string, number>();
+      host.use((ctx, next) => {
+        counts.set(ctx.method, (counts.get(ctx.method) ?? 0) + 1);
+        return next();
+      });
+      host.route(options.method, () => ({ counts: Object.fromEntries(counts) }));
+      host.onNotification('notifications/stats/reset', () => counts.clear());
+      host.capability('experimental', { requestStats: { method: options.method } });
+    },
+  };
+  const s = server().plugin(requestStats, { method: 'stats/get' });
+  const client = await createTestClient(s);
+  expect(client.serverCapabilities.experimental).toEqual({ requestStats: { method: 'stats/get' } });
+  await client.callTool('hello');
+  expect(await client.request('stats/get')).toEqual({ counts: { 'tools/call': 1, 'stats/get': 1 } });
+  await client.notify('notifications/stats/reset');
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(await client.request('stats/get')).toEqual({ counts: { 'stats/get': 1 } });
+  await client.close();
+  await s.close();
+});
+
+describe('the built-in features as plugins', () => {
+  const connect = checkedClients();
+
+  it('declare their capabilities only while they have something to offer, and answer their methods anyway', async () => {
+    const bare = new McpServer({ name: 'bare', version: '1' });
+    const client = await connect(bare);
+    const init = client.received.find((r) => r.requestMethod === 'initialize')!.message;
+    expect(init.result.capabilities).toEqual({ logging: {} });
+    // Their methods answer anyway: an empty list.
+    expect((await client.request('tools/list')).result).toEqual({ tools: [] });
+    await bare.close();
   });
 });

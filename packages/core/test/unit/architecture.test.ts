@@ -60,6 +60,17 @@ describe('the layering of @typemcp/core', () => {
     }
   });
 
+  it('keeps session below the runtime: eras produce scopes and channels without knowing who uses them', () => {
+    expect(edges.filter((e) => e.from === 'session' && ['runtime', 'features', 'server', 'transports'].includes(e.to))).toEqual([]);
+  });
+
+  it('picks the era of a request in one place: eraOf in session/Era.ts', () => {
+    const callers = sourceFiles(src)
+      .filter((file) => /\brequestedEra\(|io\.modelcontextprotocol\/protocolVersion/.test(fs.readFileSync(file, 'utf8')))
+      .map((file) => path.relative(src, file).split(path.sep).join('/'));
+    expect(callers.sort()).toEqual(['protocol/versions.ts', 'session/Era.ts']);
+  });
+
   it('compares protocol versions in one place: the feature table of protocol/versions.ts', () => {
     const comparison = /(?:[<>]=?|===?|!==?)\s*'\d{4}-\d{2}-\d{2}'|'\d{4}-\d{2}-\d{2}'\s*(?:[<>]=?|===?|!==?)/;
     const offenders = sourceFiles(src)

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HANDSHAKE_VERSIONS } from '../../protocol';
+import { HANDSHAKE_VERSIONS, isServedVersion, VERSION_WITHOUT_HEADER } from '../../protocol';
 import type { RequestId } from '../../protocol';
 import type { Transport } from '../../protocol';
 import { InMemoryEventStore } from './EventStore';
@@ -42,8 +42,6 @@ export interface NodeHttpHandler {
   /** Stops taking requests, lets in-flight ones finish (up to `graceMs`), then closes every session. */
   close(graceMs?: number): Promise<void>;
 }
-
-const DEFAULT_PROTOCOL_VERSION = '2025-03-26';
 
 type Message = Record<string, unknown>;
 
@@ -205,11 +203,11 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
   return handler;
 }
 
-/** The version a request speaks (header), checked; absent means 2025-03-26 per the specification. */
+/** The version a request speaks (header), checked; absent means VERSION_WITHOUT_HEADER, per the specification. */
 function protocolVersionOf(req: IncomingMessage): string {
   const header = req.headers['mcp-protocol-version'];
-  if (header === undefined) return DEFAULT_PROTOCOL_VERSION;
-  if (typeof header !== 'string' || !(HANDSHAKE_VERSIONS as readonly string[]).includes(header)) {
+  if (header === undefined) return VERSION_WITHOUT_HEADER;
+  if (!isServedVersion(header)) {
     throw new HttpError(400, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(header)} (supported: ${HANDSHAKE_VERSIONS.join(', ')})`);
   }
   return header;

@@ -1,0 +1,33 @@
+import type { FeatureHost } from '../runtime/FeatureHost';
+import type { CorePlugin } from '../runtime/plugins';
+import { completionPlugin } from './completion';
+import { elicitationPlugin } from './elicitation';
+import { loggingPlugin } from './logging';
+import { promptsPlugin } from './prompts';
+import { resourcesPlugin } from './resources';
+import { rootsPlugin } from './roots';
+import { samplingPlugin } from './sampling';
+import { toolsPlugin } from './tools';
+
+const pingPlugin: CorePlugin = {
+  name: 'core:ping',
+  register: (plugin) => plugin.route('ping', () => ({})),
+};
+
+/**
+ * The built-in features, in the order a server adds them: each a plugin owning its methods,
+ * notifications, capability or client feature.
+ */
+export function corePlugins(host: FeatureHost): CorePlugin[] {
+  return [
+    pingPlugin,
+    loggingPlugin,
+    toolsPlugin(host),
+    promptsPlugin(host),
+    resourcesPlugin(host),
+    completionPlugin(host),
+    samplingPlugin(host),
+    elicitationPlugin,
+    rootsPlugin,
+  ];
+}

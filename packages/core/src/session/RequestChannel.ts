@@ -1,0 +1,17 @@
+import type { OutgoingRequestOptions, RequestId } from '../protocol';
+import type { RequestScope } from './RequestScope';
+import type { LoggingLevel } from './types';
+
+/**
+ * How a request reaches its client: what `ctx.progress`, `ctx.log`, `ctx.sample`,
+ * `ctx.elicit` and `ctx.roots` travel on. The request's era provides it.
+ */
+export interface RequestChannel {
+  notify(method: string, params: Record<string, unknown>, relatedRequestId: RequestId): void;
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: OutgoingRequestOptions & { relatedRequestId?: RequestId },
+  ): Promise<Record<string, unknown>>;
+  log(scope: RequestScope, level: LoggingLevel, data: unknown, logger: string | undefined, relatedRequestId: RequestId): void;
+}
