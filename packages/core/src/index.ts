@@ -57,6 +57,9 @@ export {
   UserRejectedError,
   RequestEndedError,
   InvalidClientResponseError,
+  UnsupportedProtocolVersionError,
+  MissingClientCapabilityError,
+  HeaderMismatchError,
 } from './errors';
 export type {
   SampleRequest,
@@ -76,7 +79,7 @@ export type {
   Root,
 } from './features/samplingTypes';
 export type { ElicitationResult } from './features/elicitationTypes';
-export type { UrlElicitation, SchemaElicitation } from './runtime/Context';
+export type { UrlElicitation, SchemaElicitation, ClientRequestOptions } from './runtime/Context';
 export type { DefinitionErrorCode } from './errors';
 export { StdioTransport, InMemoryTransport, InMemoryEventStore } from './transports';
 export type {
@@ -88,7 +91,7 @@ export type {
   HttpSecurityOptions,
   NodeHttpHandler,
 } from './transports';
-export { HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION } from './protocol';
+export { HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS, SUPPORTED_VERSIONS } from './protocol';
 export type {
   RequestId,
   JsonRpcMessage,

@@ -8,6 +8,12 @@ export const ErrorCode = {
   ConnectionClosed: -32000,
   RequestTimeout: -32001,
   ResourceNotFound: -32002,
+  /** 2026-07-28: HTTP headers that do not match the body, or a required one missing. */
+  HeaderMismatch: -32020,
+  /** 2026-07-28: the request needs a client capability its `_meta` did not declare. */
+  MissingRequiredClientCapability: -32021,
+  /** 2026-07-28: the request names a protocol version this server does not serve. */
+  UnsupportedProtocolVersion: -32022,
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -15,3 +15,6 @@ export { SamplingRuleError } from './SamplingRuleError';
 export { UserRejectedError } from './UserRejectedError';
 export { RequestEndedError } from './RequestEndedError';
 export { InvalidClientResponseError } from './InvalidClientResponseError';
+export { UnsupportedProtocolVersionError } from './UnsupportedProtocolVersionError';
+export { MissingClientCapabilityError } from './MissingClientCapabilityError';
+export { HeaderMismatchError } from './HeaderMismatchError';

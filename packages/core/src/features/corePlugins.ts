@@ -1,12 +1,14 @@
 import type { FeatureHost } from '../runtime/FeatureHost';
 import type { CorePlugin } from '../runtime/plugins';
 import { completionPlugin } from './completion';
+import { discoverPlugin } from './discover';
 import { elicitationPlugin } from './elicitation';
 import { loggingPlugin } from './logging';
 import { promptsPlugin } from './prompts';
 import { resourcesPlugin } from './resources';
 import { rootsPlugin } from './roots';
 import { samplingPlugin } from './sampling';
+import { subscriptionsPlugin } from './subscriptions';
 import { toolsPlugin } from './tools';
 
 const pingPlugin: CorePlugin = {
@@ -21,11 +23,13 @@ const pingPlugin: CorePlugin = {
 export function corePlugins(host: FeatureHost): CorePlugin[] {
   return [
     pingPlugin,
+    discoverPlugin(host),
     loggingPlugin,
     toolsPlugin(host),
     promptsPlugin(host),
     resourcesPlugin(host),
     completionPlugin(host),
+    subscriptionsPlugin(host),
     samplingPlugin(host),
     elicitationPlugin,
     rootsPlugin,

@@ -2,7 +2,7 @@ import { featuresOf } from '../protocol';
 import { randomUUID } from 'node:crypto';
 import { ClientCapabilityError, InvalidClientResponseError } from '../errors';
 import type { Constructor } from '../metadata';
-import type { Context, SchemaElicitation, UrlElicitation } from '../runtime/Context';
+import type { ClientRequestOptions, Context, SchemaElicitation, UrlElicitation } from '../runtime/Context';
 import type { CorePlugin } from '../runtime/plugins';
 import { compileSchema } from '../validation';
 import { elicitAction, elicitationSchemaFor, readElicitResult } from './elicitationSchema';
@@ -19,6 +19,7 @@ export async function elicit(
   ctx: Context,
   message: string,
   target: Constructor | UrlElicitation | SchemaElicitation,
+  options: ClientRequestOptions = {},
 ): Promise<ElicitationResult<unknown>> {
   const capability = ctx.clientCapabilities.elicitation;
   const features = featuresOf(ctx.protocolVersion);
@@ -36,15 +37,17 @@ export async function elicit(
     }
     const requestedSchema = typeof target === 'function' ? elicitationSchemaFor(target, ctx.protocolVersion) : target.requestedSchema;
     const params: Record<string, unknown> = modern ? { mode: 'form', message, requestedSchema } : { message, requestedSchema };
-    const raw = await ctx.requestClient('elicitation/create', params);
+    const raw = await ctx.requestClient('elicitation/create', params, options);
     return typeof target === 'function' ? readElicitResult(target, raw) : readRawResult(requestedSchema, raw);
   }
 
   if (!modern || !capability.url) {
     throw new ClientCapabilityError('elicitation.url', 'URL-mode elicitation needs protocol 2025-11-25 and the client\'s "elicitation.url" capability');
   }
-  const params = { mode: 'url', message, url: target.url, elicitationId: target.elicitationId ?? randomUUID() };
-  const action = elicitAction(await ctx.requestClient('elicitation/create', params));
+  const params: Record<string, unknown> = { mode: 'url', message, url: target.url };
+  // 2026-07-28 dropped the id: the retry itself says the interaction is over.
+  if (features.elicitationIds) params.elicitationId = target.elicitationId ?? randomUUID();
+  const action = elicitAction(await ctx.requestClient('elicitation/create', params, options));
   return action === 'accept' ? { action, content: undefined as never } : { action };
 }
 

@@ -1,5 +1,5 @@
 import { ClientCapabilityError, InvalidClientResponseError } from '../errors';
-import type { Context } from '../runtime/Context';
+import type { ClientRequestOptions, Context } from '../runtime/Context';
 import type { CorePlugin } from '../runtime/plugins';
 import type { Root } from './samplingTypes';
 
@@ -18,14 +18,14 @@ export const rootsPlugin: CorePlugin = {
  * `ctx.roots()`: the client's `roots/list`, cached per session until the client sends
  * `notifications/roots/list_changed`.
  */
-export function listRoots(ctx: Context): Promise<Root[]> {
+export function listRoots(ctx: Context, options: ClientRequestOptions = {}): Promise<Root[]> {
   if (!ctx.clientCapabilities.roots) {
     return Promise.reject(new ClientCapabilityError('roots', 'The client did not declare the "roots" capability, so it cannot be asked for its roots'));
   }
   const session = ctx.session;
   const cached = session?.rootsCache as Promise<Root[]> | undefined;
   if (cached) return cached;
-  const fetched = ctx.requestClient('roots/list').then(checkRoots);
+  const fetched = ctx.requestClient('roots/list', undefined, options).then(checkRoots);
   if (session) {
     session.rootsCache = fetched;
     // A failed fetch is not remembered: the next call asks again.

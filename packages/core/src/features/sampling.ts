@@ -5,6 +5,7 @@ import type { Constructor, ToolDefinition } from '../metadata';
 import { buildTool } from '../runtime/buildTool';
 import type { RegisteredTool } from '../runtime/buildTool';
 import { Context } from '../runtime/Context';
+import type { ClientRequestOptions } from '../runtime/Context';
 import type { CorePlugin } from '../runtime/plugins';
 import { blocksOf, checkMessages, checkSampleRequest, checkSampleResult } from './samplingRules';
 import type {
@@ -26,7 +27,7 @@ const DEFAULT_MAX_ITERATIONS = 10;
 export function samplingPlugin(invoker: ToolInvoker): CorePlugin {
   return {
     name: 'core:sampling',
-    register: (plugin) => plugin.provide('sample', (ctx, request) => sample(invoker, ctx, request)),
+    register: (plugin) => plugin.provide('sample', (ctx, request, options) => sample(invoker, ctx, request, options)),
   };
 }
 
@@ -34,7 +35,12 @@ export function samplingPlugin(invoker: ToolInvoker): CorePlugin {
  * `ctx.sample()`: one `sampling/createMessage`, or, when the request carries tools the
  * server can run, the whole tool loop.
  */
-export async function sample(invoker: ToolInvoker, ctx: Context, request: SampleRequest): Promise<SampleResult | ToolLoopResult> {
+export async function sample(
+  invoker: ToolInvoker,
+  ctx: Context,
+  request: SampleRequest,
+  options: ClientRequestOptions = {},
+): Promise<SampleResult | ToolLoopResult> {
   checkSamplingCapabilities(ctx, request);
   checkSampleRequest(request);
   const { tools, toolChoice, maxIterations, ...base } = request;
@@ -47,12 +53,12 @@ export async function sample(invoker: ToolInvoker, ctx: Context, request: Sample
     const params: Record<string, unknown> = { ...base };
     if (tools) params.tools = described;
     if (toolChoice) params.toolChoice = toolChoice;
-    return sampleOnce(ctx, params, described.length > 0);
+    return sampleOnce(ctx, params, described.length > 0, options.key);
   }
   if (maxIterations !== undefined && !(Number.isInteger(maxIterations) && maxIterations >= 1)) {
     throw new SamplingRuleError(`maxIterations must be a positive integer, got ${JSON.stringify(maxIterations)}`);
   }
-  return toolLoop(invoker, ctx, base, runnableTools(local), toolChoice, maxIterations ?? DEFAULT_MAX_ITERATIONS);
+  return toolLoop(invoker, ctx, base, runnableTools(local), toolChoice, maxIterations ?? DEFAULT_MAX_ITERATIONS, options.key);
 }
 
 function checkSamplingCapabilities(ctx: Context, request: SampleRequest): void {
@@ -81,10 +87,10 @@ function hasToolContent(message: SamplingMessage): boolean {
   return blocksOf(message).some((b) => b?.type === 'tool_use' || b?.type === 'tool_result');
 }
 
-async function sampleOnce(ctx: Context, params: Record<string, unknown>, toolsOffered: boolean): Promise<SampleResult> {
+async function sampleOnce(ctx: Context, params: Record<string, unknown>, toolsOffered: boolean, key: string | undefined): Promise<SampleResult> {
   let raw: Record<string, unknown>;
   try {
-    raw = await ctx.requestClient('sampling/createMessage', params);
+    raw = await ctx.requestClient('sampling/createMessage', params, { key });
   } catch (error) {
     if (error instanceof McpError && error.code === -1) throw new UserRejectedError(error.message, error.data);
     throw error;
@@ -99,6 +105,7 @@ async function toolLoop(
   tools: Map<string, RegisteredTool>,
   toolChoice: SampleRequest['toolChoice'],
   maxIterations: number,
+  key: string | undefined,
 ): Promise<ToolLoopResult> {
   const offered = [...tools.values()].map((tool) => offeredTool(tool, ctx.protocolVersion));
   const transcript: SamplingMessage[] = [...base.messages];
@@ -109,7 +116,8 @@ async function toolLoop(
     // On the last allowed turn the model must answer without tools, so the loop ends.
     if (last) params.toolChoice = { mode: 'none' };
     else if (toolChoice) params.toolChoice = toolChoice;
-    const result = await sampleOnce(ctx, params, true);
+    // Each turn of the loop is its own question: `key`, `key-2`, `key-3`, …
+    const result = await sampleOnce(ctx, params, true, key === undefined || iteration === 1 ? key : `${key}-${iteration}`);
     transcript.push({ role: result.role, content: result.content });
     const uses = blocksOf(result).filter((b): b is ToolUseContent => b.type === 'tool_use');
     if (uses.length === 0 || last) return { ...result, transcript, iterations: iteration };

@@ -1,4 +1,5 @@
-import { ClientCapabilityError, InvalidParamsError, McpError, ToolError, UserRejectedError } from '../errors';
+import { featuresOf } from '../protocol';
+import { ClientCapabilityError, InvalidParamsError, McpError, RequestEndedError, ToolError, UserRejectedError } from '../errors';
 import type { Context } from '../runtime/Context';
 import type { RegisteredTool } from '../runtime/buildTool';
 import type { FeatureHost, MethodHandler } from '../runtime/FeatureHost';
@@ -83,6 +84,10 @@ function runTool(host: ToolInvoker, tool: RegisteredTool, input: unknown, ctx: C
 }
 
 function failedCall(error: unknown, name: string, host: ToolInvoker, ctx: Context): CallToolResult {
+  // A request that ended with input_required, or a missing capability where the protocol has
+  // an error for it (2026-07-28: -32021), is not the tool's failure.
+  if (error instanceof RequestEndedError) throw error;
+  if (error instanceof ClientCapabilityError && featuresOf(ctx.protocolVersion).modernErrors) throw error;
   // These say what went wrong without revealing internals, and the model can act on them.
   if (error instanceof ToolError || error instanceof ClientCapabilityError || error instanceof UserRejectedError) {
     return toolErrorResult(error.message);

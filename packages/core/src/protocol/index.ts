@@ -3,6 +3,10 @@ export type { ClassifiedMessage } from './classify';
 export {
   HANDSHAKE_VERSIONS,
   LATEST_HANDSHAKE_VERSION,
+  MODERN_VERSIONS,
+  LATEST_MODERN_VERSION,
+  SUPPORTED_VERSIONS,
+  isModernVersion,
   VERSION_WITHOUT_HEADER,
   PROTOCOL_VERSION_META,
   isServedVersion,
@@ -10,7 +14,7 @@ export {
   requestedEra,
   featuresOf,
 } from './versions';
-export type { EraName, HandshakeVersion, VersionFeatures } from './versions';
+export type { EraName, HandshakeVersion, ModernVersion, VersionFeatures } from './versions';
 export type * from './messages';
 export { PendingRequests } from './PendingRequests';
 export type { OutgoingRequestOptions } from './PendingRequests';

@@ -10,8 +10,8 @@ import type {
   RequestId,
 } from '../protocol';
 import type { DependencyContainer } from 'tsyringe';
-import { eraOf, Session } from '../session';
-import type { ClientCapabilities, Era, EraSource, Implementation, LoggingLevel, RequestChannel, RequestScope } from '../session';
+import { eraOf, InputRound, Session } from '../session';
+import type { ClientCapabilities, Era, EraSource, Implementation, LoggingLevel, ModernSettings, RequestChannel, RequestScope } from '../session';
 import type { Transport } from '../protocol';
 import { Context } from './Context';
 import type { ClientFeatures } from './Context';
@@ -30,6 +30,8 @@ export interface ConnectionHost {
   readonly defaultLogLevel: LoggingLevel;
   /** Log messages per second a session may receive (bursts of twice that). */
   readonly logRateLimit: number;
+  /** How requests without a handshake (2026-07-28) are served. */
+  readonly modern: ModernSettings;
   initializeResult(version: string): Record<string, unknown>;
   reportError(what: string, error: unknown): void;
   onConnectionClosed(connection: Connection): void;
@@ -38,6 +40,7 @@ export interface ConnectionHost {
 interface InFlight {
   ctx: Context | undefined;
   method: string;
+  era: Era;
   cancelled: boolean;
 }
 
@@ -91,6 +94,10 @@ export class Connection implements RequestChannel, EraSource {
   /** The connection's own channel to its client, as the handshake era uses it. */
   get channel(): RequestChannel {
     return this;
+  }
+
+  get modern(): ModernSettings {
+    return this.host.modern;
   }
 
   get isOpen(): boolean {
@@ -194,14 +201,14 @@ export class Connection implements RequestChannel, EraSource {
     if (this.inFlight.has(id)) {
       return errorResponse(id, new InvalidRequestError(`Request id ${JSON.stringify(id)} is already in use by a request in progress`).toJSON());
     }
-    if (method === 'initialize') {
+    const params = request.params ?? {};
+    const era = eraOf(params);
+    if (method === 'initialize' && era.name === 'handshake') {
       if (inBatch) return errorResponse(id, new InvalidRequestError('initialize must not be part of a batch').toJSON());
       return this.initialize(request);
     }
-    const params = request.params ?? {};
-    const era = eraOf(params);
-    const refused = era.refusal(this, method);
-    if (refused !== undefined) return errorResponse(id, new InvalidRequestError(refused).toJSON());
+    const refused = era.refusal(this, method, params);
+    if (refused !== undefined) return errorResponse(id, refused.toJSON());
     const handler = this.host.dispatcher.handlerFor(method);
     if (!handler) {
       return errorResponse(id, new MethodNotFoundError(`Method not found: ${method}`).toJSON());
@@ -217,17 +224,23 @@ export class Connection implements RequestChannel, EraSource {
     era: Era,
     handler: MethodHandler,
   ): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
+    let prepared: ReturnType<Era['prepare']>;
+    try {
+      prepared = era.prepare(this, method, params, id);
+    } catch (error) {
+      return errorResponse(id, this.toErrorObject(error, method, era));
+    }
     const ctx = new Context({
       requestId: id,
       method,
-      scope: era.scope(this, params),
+      scope: prepared.scope,
       container: this.host.container,
-      channel: era.channel(this, params),
+      channel: prepared.channel,
       client: this.host.clientFeatures,
       progressToken: progressTokenOf(params),
       params,
     });
-    const entry: InFlight = { ctx, method, cancelled: false };
+    const entry: InFlight = { ctx, method, era, cancelled: false };
     this.inFlight.set(id, entry);
     let result: ReturnType<MethodHandler>;
     try {
@@ -236,8 +249,10 @@ export class Connection implements RequestChannel, EraSource {
       return this.settle(entry, id, undefined, error);
     }
     if (result instanceof Promise) {
-      return result.then(
-        (value) => this.settle(entry, id, value, undefined),
+      // Without a handshake, the first unanswered question to the client ends the request.
+      const answer = prepared.channel instanceof InputRound ? Promise.race([result, prepared.channel.needed]) : result;
+      return answer.then(
+        (value) => this.settle(entry, id, value as Record<string, unknown>, undefined),
         (error: unknown) => this.settle(entry, id, undefined, error ?? new Error('rejected')),
       );
     }
@@ -245,13 +260,18 @@ export class Connection implements RequestChannel, EraSource {
   }
 
   private settle(entry: InFlight, id: RequestId, result: Record<string, unknown> | undefined, error: unknown): JsonRpcResponse | undefined {
-    entry.ctx!.finish();
+    const ctx = entry.ctx!;
+    ctx.finish();
     this.inFlight.delete(id);
     // The response is sent after this returns; close only once it has been handed over.
     if (this.inputEnded) setImmediate(() => this.closeIfDrained());
     if (entry.cancelled) return undefined;
-    if (error !== undefined) return errorResponse(id, this.toErrorObject(error, entry.method));
-    return { jsonrpc: '2.0', id, result: result! };
+    if (error !== undefined) return errorResponse(id, this.toErrorObject(error, entry.method, entry.era));
+    if (result!.resultType === 'input_required') {
+      // Questions still waiting in the handler are dropped with it.
+      ctx.cancel(new Error('Answered with input_required'));
+    }
+    return { jsonrpc: '2.0', id, result: entry.era.complete(this, entry.method, result!) };
   }
 
   private initialize(request: JsonRpcRequest): JsonRpcResponse {
@@ -290,13 +310,15 @@ export class Connection implements RequestChannel, EraSource {
       default: {
         // Plugins' notifications (roots/list_changed, …); those nobody handles need no answer.
         const params = notification.params ?? {};
-        this.host.dispatcher.notify(notification.method, params, eraOf(params).scope(this, params), (what, error) => this.host.reportError(what, error));
+        // Client notifications belong to the handshake era (2026-07-28 defines only cancellation).
+        this.host.dispatcher.notify(notification.method, params, this.session, (what, error) => this.host.reportError(what, error));
         return;
       }
     }
   }
 
-  private toErrorObject(error: unknown, method: string): JsonRpcErrorObject {
+  private toErrorObject(thrown: unknown, method: string, era: Era): JsonRpcErrorObject {
+    const error = era.error(thrown);
     if (error instanceof McpError) return error.toJSON();
     this.host.reportError(`"${method}" failed`, error);
     const message = this.host.debug && error instanceof Error ? `Internal error: ${error.message}` : 'Internal error';

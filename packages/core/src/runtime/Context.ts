@@ -11,9 +11,24 @@ import type { Logger } from './Logger';
 
 /** The client features a handler may use; implemented in features/, supplied by the server. */
 export interface ClientFeatures {
-  sample(ctx: Context, request: SampleRequest): Promise<SampleResult | ToolLoopResult>;
-  elicit(ctx: Context, message: string, target: Constructor | UrlElicitation | SchemaElicitation): Promise<ElicitationResult<unknown>>;
-  roots(ctx: Context): Promise<Root[]>;
+  sample(ctx: Context, request: SampleRequest, options?: ClientRequestOptions): Promise<SampleResult | ToolLoopResult>;
+  elicit(
+    ctx: Context,
+    message: string,
+    target: Constructor | UrlElicitation | SchemaElicitation,
+    options?: ClientRequestOptions,
+  ): Promise<ElicitationResult<unknown>>;
+  roots(ctx: Context, options?: ClientRequestOptions): Promise<Root[]>;
+}
+
+/** Options of one question to the client (`ctx.sample`, `ctx.elicit`, `ctx.roots`). */
+export interface ClientRequestOptions {
+  /**
+   * Names the question in a 2026-07-28 `input_required` result (`inputRequests` and the
+   * client's `inputResponses` use it). Default: `elicitation-1`, `sampling-1`, `roots-1`, …
+   * by kind, in the order asked. Keys must be unique within one request.
+   */
+  key?: string;
 }
 
 /** A form described by a hand-written `requestedSchema` instead of a DTO; the answer stays a plain object. */
@@ -135,10 +150,10 @@ export class Context {
    * ClientCapabilityError when the client cannot sample, SamplingRuleError for a malformed
    * request (nothing is sent), UserRejectedError when the user declines.
    */
-  sample(request: SampleRequest & { tools: Array<SamplingTool | Constructor> }): Promise<ToolLoopResult>;
-  sample(request: SampleRequest): Promise<SampleResult>;
-  sample(request: SampleRequest): Promise<SampleResult | ToolLoopResult> {
-    return this.init.client.sample(this, request);
+  sample(request: SampleRequest & { tools: Array<SamplingTool | Constructor> }, options?: ClientRequestOptions): Promise<ToolLoopResult>;
+  sample(request: SampleRequest, options?: ClientRequestOptions): Promise<SampleResult>;
+  sample(request: SampleRequest, options?: ClientRequestOptions): Promise<SampleResult | ToolLoopResult> {
+    return this.init.client.sample(this, request, options);
   }
 
   /**
@@ -146,27 +161,32 @@ export class Context {
    * an accepted answer is validated and converted into an instance. With `{ requestedSchema }`,
    * a hand-written form whose answer is checked against it. With `{ url }`, URL mode.
    */
-  elicit<T>(message: string, dto: Constructor<T>): Promise<ElicitationResult<T>>;
-  elicit(message: string, url: UrlElicitation): Promise<ElicitationResult<never>>;
-  elicit(message: string, form: SchemaElicitation): Promise<ElicitationResult<Record<string, unknown>>>;
-  elicit(message: string, target: Constructor | UrlElicitation | SchemaElicitation): Promise<ElicitationResult<unknown>> {
-    return this.init.client.elicit(this, message, target);
+  elicit<T>(message: string, dto: Constructor<T>, options?: ClientRequestOptions): Promise<ElicitationResult<T>>;
+  elicit(message: string, url: UrlElicitation, options?: ClientRequestOptions): Promise<ElicitationResult<never>>;
+  elicit(message: string, form: SchemaElicitation, options?: ClientRequestOptions): Promise<ElicitationResult<Record<string, unknown>>>;
+  elicit(message: string, target: Constructor | UrlElicitation | SchemaElicitation, options?: ClientRequestOptions): Promise<ElicitationResult<unknown>> {
+    return this.init.client.elicit(this, message, target, options);
   }
 
   /** The client's roots (`roots/list`), cached per session until the client says they changed. */
-  roots(): Promise<Root[]> {
-    return this.init.client.roots(this);
+  roots(options?: ClientRequestOptions): Promise<Root[]> {
+    return this.init.client.roots(this, options);
   }
 
   /**
    * @internal Sends a request to the client on behalf of this request: associated with it,
    * cancelled with it, refused once it has been answered.
    */
-  requestClient(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>> {
+  requestClient(method: string, params?: Record<string, unknown>, options: ClientRequestOptions = {}): Promise<Record<string, unknown>> {
     if (this.finished) {
       return Promise.reject(new RequestEndedError(`Cannot send "${method}": the request "${this.method}" it belongs to has already been answered`));
     }
-    return this.init.channel.request(method, params, { signal: this.signal, relatedRequestId: this.requestId });
+    return this.init.channel.request(method, params, { signal: this.signal, relatedRequestId: this.requestId, inputKey: options.key });
+  }
+
+  /** @internal Sends a notification on this request's stream (until it is answered or cancelled). */
+  notifyClient(method: string, params: Record<string, unknown>): void {
+    if (!this.finished && !this.cancelled) this.init.channel.notify(method, params, this.requestId);
   }
 
   /** @internal Called when the response is about to go out; nothing may follow it. */

@@ -1,5 +1,6 @@
 import type { Constructor, CompletionDefinition } from '../metadata';
 import type { RequestScope } from '../session';
+import type { ChangeBroadcaster } from './ChangeBroadcaster';
 import type { RegisteredPrompt } from './buildPrompt';
 import type { RegisteredResource } from './buildResource';
 import type { RegisteredTool } from './buildTool';
@@ -33,4 +34,10 @@ export interface FeatureHost {
   invoke(target: InvocationTarget, args: readonly unknown[], ctx: Context): unknown;
   /** Reports a failure the client is not told the details of (to stderr or the server's logger). */
   reportError(what: string, error: unknown): void;
+  /** Change notifications, to sessions and `subscriptions/listen` streams. */
+  readonly changes: ChangeBroadcaster;
+  /** The server capabilities as declared to a client of `protocolVersion`. */
+  capabilities(protocolVersion: string): Record<string, unknown>;
+  /** `server/discover`: versions, capabilities and instructions (the server's identity rides in `_meta`). */
+  discover(protocolVersion: string): Record<string, unknown>;
 }

@@ -7,9 +7,10 @@ import { completionKey } from '../features/completion';
 import { corePlugins } from '../features/corePlugins';
 import { metadataStore } from '../metadata';
 import type { CompletionDefinition, Constructor, Icon } from '../metadata';
-import { featuresOf } from '../protocol';
+import { randomBytes } from 'node:crypto';
+import { featuresOf, SUPPORTED_VERSIONS } from '../protocol';
 import { LOGGING_LEVELS } from '../session';
-import type { LoggingLevel, Session } from '../session';
+import type { CacheHint, LoggingLevel, ModernSettings, Session } from '../session';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpHandler, StdioTransport } from '../transports';
@@ -24,6 +25,7 @@ import { Connection } from '../runtime/Connection';
 import type { ConnectionHost } from '../runtime/Connection';
 import { Context } from '../runtime/Context';
 import type { ClientFeatures } from '../runtime/Context';
+import { ChangeBroadcaster } from '../runtime/ChangeBroadcaster';
 import { Dispatcher } from '../runtime/Dispatcher';
 import type { FeatureHost } from '../runtime/FeatureHost';
 import { PluginRegistry } from '../runtime/plugins';
@@ -62,7 +64,31 @@ export interface McpServerOptions {
   logLevel?: LoggingLevel;
   /** Log messages per second one session may receive, in bursts of twice that; default 100. */
   logRateLimit?: number;
+  /**
+   * 2026-07-28 caching hints (`ttlMs`, `cacheScope`) of the cacheable results, per method.
+   * Default `ttlMs: 0` (re-fetch at will; list_changed still tells of changes), `public` for
+   * the lists and `server/discover`, `private` for `resources/read`.
+   */
+  cacheHints?: Partial<Record<CacheableMethod, Partial<CacheHint>>>;
+  /**
+   * The key and lifetime of the `requestState` of 2026-07-28 multi round-trip requests.
+   * Without a secret each process makes a random one: give every instance behind one load
+   * balancer the same secret, so any of them accepts a retry. Default lifetime 10 minutes.
+   */
+  requestState?: { secret?: string | Uint8Array; ttlMs?: number };
 }
+
+/** The methods whose 2026-07-28 results carry caching hints. */
+export type CacheableMethod = 'server/discover' | 'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'resources/read';
+
+const DEFAULT_CACHE_HINTS: Record<CacheableMethod, CacheHint> = {
+  'server/discover': { ttlMs: 0, cacheScope: 'public' },
+  'tools/list': { ttlMs: 0, cacheScope: 'public' },
+  'prompts/list': { ttlMs: 0, cacheScope: 'public' },
+  'resources/list': { ttlMs: 0, cacheScope: 'public' },
+  'resources/templates/list': { ttlMs: 0, cacheScope: 'public' },
+  'resources/read': { ttlMs: 0, cacheScope: 'private' },
+};
 
 export interface StdioListenOptions extends StdioTransportOptions {
   transport: 'stdio';
@@ -155,6 +181,7 @@ export class McpServer {
   private readonly initializeResults = new Map<string, Record<string, unknown>>();
   private readonly pendingListChanges = new Set<string>();
   private readonly connectionHost: ConnectionHost;
+  private readonly changes = new ChangeBroadcaster();
 
   constructor(private readonly options: McpServerOptions) {
     const pageSize = options.pageSize;
@@ -200,7 +227,20 @@ export class McpServer {
       debug: this.debug,
       invoke: (target, args, ctx) => invoker.invoke(target, args, ctx),
       reportError: (what, error) => this.reportError(what, error),
+      changes: this.changes,
+      capabilities: (version) => this.initializeResult(version).capabilities as Record<string, unknown>,
+      discover: (version) => {
+        const { capabilities, instructions } = this.initializeResult(version);
+        const result: Record<string, unknown> = { supportedVersions: SUPPORTED_VERSIONS, capabilities };
+        if (instructions !== undefined) result.instructions = instructions;
+        return result;
+      },
     };
+    this.changes.listen({
+      filter: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true },
+      deliver: (method) => this.notifySessionsOfChange(method),
+      end: () => undefined,
+    });
     this.plugins = new PluginRegistry({
       serverInfo: { name: options.name, version: options.version },
       routeRefusal: (method, kind) => this.dispatcher.refusal(method, kind),
@@ -224,6 +264,7 @@ export class McpServer {
       initializeResult: (version) => this.initializeResult(version),
       reportError: (what, error) => this.reportError(what, error),
       onConnectionClosed: (connection) => this.connections.delete(connection),
+      modern: modernSettings(options),
     };
   }
 
@@ -347,6 +388,9 @@ export class McpServer {
    */
   async close(): Promise<void> {
     this.removeSignalHandlers?.();
+    // subscriptions/listen streams end with a result, which goes out before the connections close.
+    this.changes.endAll();
+    await new Promise((resolve) => setImmediate(resolve));
     const listeners = [...this.httpServers];
     this.httpServers.clear();
     const closing = listeners.map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -456,12 +500,14 @@ export class McpServer {
   private flushListChanges(): void {
     const notifications = [...this.pendingListChanges];
     this.pendingListChanges.clear();
+    for (const method of notifications) this.changes.listChanged(method);
+  }
+
+  /** Handshake-era sessions hear of changes only to lists they were told about at initialize. */
+  private notifySessionsOfChange(method: string): void {
+    const kind = method.split('/')[1];
     for (const connection of this.readyConnections()) {
-      for (const method of notifications) {
-        // A session hears of changes only to lists it was told about at initialize.
-        const kind = method.split('/')[1];
-        if (connection.declaredCapabilities[kind]) connection.notify(method);
-      }
+      if (connection.declaredCapabilities[kind]) connection.notify(method);
     }
   }
 
@@ -469,6 +515,7 @@ export class McpServer {
     for (const connection of this.readyConnections()) {
       if (connection.session.subscriptions.has(uri)) connection.notify('notifications/resources/updated', { uri });
     }
+    this.changes.resourceUpdated(uri);
   }
 
   private *readyConnections(): Iterable<Connection> {
@@ -518,4 +565,30 @@ function resourceListControl(fixed: Registry<RegisteredResource>, templates: Reg
 
 function keyOf(item: unknown): string {
   return (item as { name: string }).name;
+}
+
+/** How the server serves requests without a handshake (2026-07-28), from its options. */
+function modernSettings(options: McpServerOptions): ModernSettings {
+  const { secret, ttlMs = 10 * 60_000 } = options.requestState ?? {};
+  if (!(Number.isInteger(ttlMs) && ttlMs > 0)) {
+    throw new DefinitionError('INVALID_OPTION', `McpServer: requestState.ttlMs must be a positive integer of milliseconds, not ${String(ttlMs)}`);
+  }
+  if (secret !== undefined && !((typeof secret === 'string' || secret instanceof Uint8Array) && secret.length >= 16)) {
+    throw new DefinitionError('INVALID_OPTION', 'McpServer: requestState.secret must be a string or bytes of at least 16 characters');
+  }
+  const hints = new Map<string, CacheHint>();
+  for (const [method, hint] of Object.entries(DEFAULT_CACHE_HINTS)) {
+    const chosen = { ...hint, ...options.cacheHints?.[method as CacheableMethod] };
+    if (!(Number.isInteger(chosen.ttlMs) && chosen.ttlMs >= 0) || !['public', 'private'].includes(chosen.cacheScope)) {
+      throw new DefinitionError('INVALID_OPTION', `McpServer: cacheHints["${method}"] needs an integer ttlMs >= 0 and a cacheScope of "public" or "private"`);
+    }
+    hints.set(method, chosen);
+  }
+  const serverInfo: Record<string, unknown> = { name: options.name, version: options.version };
+  if (options.title !== undefined) serverInfo.title = options.title;
+  return {
+    serverInfo: serverInfo as ModernSettings['serverInfo'],
+    requestStateKey: { secret: secret === undefined ? randomBytes(32) : typeof secret === 'string' ? Buffer.from(secret) : secret, ttlMs },
+    cacheHint: (method) => hints.get(method),
+  };
 }

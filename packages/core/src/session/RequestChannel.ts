@@ -11,7 +11,11 @@ export interface RequestChannel {
   request(
     method: string,
     params: Record<string, unknown> | undefined,
-    options: OutgoingRequestOptions & { relatedRequestId?: RequestId },
+    options: OutgoingRequestOptions & {
+      relatedRequestId?: RequestId;
+      /** Names the question in a 2026-07-28 `input_required` result. */
+      inputKey?: string;
+    },
   ): Promise<Record<string, unknown>>;
   log(scope: RequestScope, level: LoggingLevel, data: unknown, logger: string | undefined, relatedRequestId: RequestId): void;
 }

@@ -214,8 +214,27 @@ describe('the era of a request', () => {
     }
   }
 
-  it('stays the connection\'s handshake era whatever version a request names in _meta', async () => {
+  it('serves each request in its own era: the session for plain requests, the request\'s _meta for 2026-07-28 ones', async () => {
     const server = new McpServer({ name: 'eras', version: '1', providers: [VersionTools] });
+    const client = await track(RawClient.initialized(server, '2025-06-18'), '2025-06-18');
+    const plain = await client.request('tools/call', { name: 'version' });
+    expect(plain.result).toEqual({ content: [{ type: 'text', text: '2025-06-18 session' }] });
+    const modernMeta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+    const modern = await client.request('tools/call', { name: 'version', _meta: modernMeta });
+    expect(modern.result.content).toEqual([{ type: 'text', text: '2026-07-28 no session' }]);
+    expect(modern.result.resultType).toBe('complete');
+    // A version named in _meta is per request: a handshake version there is not served that way.
+    const named = await client.request('tools/call', { name: 'version', _meta: { ...modernMeta, 'io.modelcontextprotocol/protocolVersion': '2025-06-18' } });
+    expect(named.error.code).toBe(-32022);
+    // Before the handshake, plain requests are refused and 2026-07-28 ones served.
+    const early = await RawClient.connect(server);
+    const refused = await early.request('tools/list', {});
+    expect(refused.error).toMatchObject({ code: -32600, message: 'Server not initialized: send "initialize" before "tools/list"' });
+    const served = await early.request('tools/list', { _meta: modernMeta });
+    expect(served.result.tools).toHaveLength(1);
+    await early.close();
+  });
+});
     const client = await track(RawClient.initialized(server, '2025-06-18'), '2025-06-18');
     for (const named of ['2025-11-25', '2026-07-28', 42]) {
       const { result } = await client.request('tools/call', { name: 'version', _meta: { 'io.modelcontextprotocol/protocolVersion': named } });

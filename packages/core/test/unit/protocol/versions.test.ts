@@ -1,4 +1,4 @@
-import { featuresOf, HANDSHAKE_VERSIONS, isServedVersion, negotiateVersion, PROTOCOL_VERSION_META, requestedEra, VERSION_WITHOUT_HEADER } from '../../../src/protocol';
+import { featuresOf, HANDSHAKE_VERSIONS, isModernVersion, isServedVersion, MODERN_VERSIONS, SUPPORTED_VERSIONS, negotiateVersion, PROTOCOL_VERSION_META, requestedEra, VERSION_WITHOUT_HEADER } from '../../../src/protocol';
 
 describe('negotiateVersion', () => {
   it.each(HANDSHAKE_VERSIONS)('keeps the supported version %s', (version) => {
@@ -35,15 +35,27 @@ describe('featuresOf', () => {
 });
 
 describe('eras', () => {
-  it('places every served version in the handshake era', () => {
+  it('places the handshake versions in the handshake era and 2026-07-28 in the modern one', () => {
     expect(HANDSHAKE_VERSIONS.map((v) => featuresOf(v).era)).toEqual(HANDSHAKE_VERSIONS.map(() => 'handshake'));
+    expect(MODERN_VERSIONS.map((v) => featuresOf(v).era)).toEqual(['modern']);
+    expect(SUPPORTED_VERSIONS).toEqual(['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
   });
 
-  it('reads the era a request asks for from the version in its _meta, served versions only', () => {
-    expect(requestedEra({ _meta: { [PROTOCOL_VERSION_META]: '2024-11-05' } })).toBe('handshake');
-    expect(requestedEra({ _meta: { [PROTOCOL_VERSION_META]: '2099-01-01' } })).toBeUndefined();
+  it('reads the era a request asks for from the presence of a version in its _meta', () => {
+    // Any version named there asks for the modern era; one it does not serve is refused there (-32022).
+    expect(requestedEra({ _meta: { [PROTOCOL_VERSION_META]: '2026-07-28' } })).toBe('modern');
+    expect(requestedEra({ _meta: { [PROTOCOL_VERSION_META]: '2099-01-01' } })).toBe('modern');
     expect(requestedEra({ _meta: { progressToken: 'p' } })).toBeUndefined();
+    expect(requestedEra({ _meta: null })).toBeUndefined();
     expect(requestedEra({})).toBeUndefined();
+  });
+
+  it('turns on the 2026-07-28 behaviours in that version only', () => {
+    for (const version of HANDSHAKE_VERSIONS) expect(featuresOf(version)).toMatchObject({ modernErrors: false, resultTypes: false });
+    expect(featuresOf('2026-07-28')).toMatchObject({ modernErrors: true, resultTypes: true, elicitationIds: false, batching: false });
+    expect(featuresOf('2025-11-25').elicitationIds).toBe(true);
+    expect(isModernVersion('2026-07-28')).toBe(true);
+    expect(isModernVersion('2025-11-25')).toBe(false);
   });
 
   it('knows which versions it serves and what HTTP assumes without a header', () => {

@@ -1,0 +1,66 @@
+import { InvalidParamsError } from '../errors';
+import type { ChangeFilter } from '../runtime/ChangeBroadcaster';
+import type { Context } from '../runtime/Context';
+import type { FeatureHost } from '../runtime/FeatureHost';
+import type { CorePlugin } from '../runtime/plugins';
+
+const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId';
+
+/**
+ * `core:subscriptions`: `subscriptions/listen` (2026-07-28). The answer is a stream: first
+ * `notifications/subscriptions/acknowledged` with the part of the filter the server honours,
+ * then the change notifications it lets through, each tagged with the subscription id (the
+ * request's id). It ends when the client cancels or closes it, or, with a result, when the
+ * server closes.
+ */
+export function subscriptionsPlugin(host: FeatureHost): CorePlugin {
+  return {
+    name: 'core:subscriptions',
+    register: (plugin) => plugin.route('subscriptions/listen', (params, ctx) => listen(host, params, ctx)),
+  };
+}
+
+function listen(host: FeatureHost, params: Record<string, unknown>, ctx: Context): Promise<Record<string, unknown>> {
+  const honoured = honouredFilter(params.notifications, host.capabilities(ctx.protocolVersion));
+  const meta = { [SUBSCRIPTION_ID_META]: ctx.requestId };
+  ctx.notifyClient('notifications/subscriptions/acknowledged', { _meta: meta, notifications: honoured });
+  return new Promise((resolve) => {
+    const stop = host.changes.listen({
+      filter: honoured,
+      deliver: (method, notification) => ctx.notifyClient(method, { ...notification, _meta: meta }),
+      end: () => resolve({ _meta: meta }),
+    });
+    // Cancelled or disconnected: nothing more is sent, not even a result.
+    ctx.signal.addEventListener('abort', () => {
+      stop();
+      resolve({ _meta: meta });
+    });
+  });
+}
+
+/** The requested filter, checked, minus what the server does not offer. */
+function honouredFilter(requested: unknown, capabilities: Record<string, unknown>): ChangeFilter {
+  if (requested === undefined) requested = {};
+  if (typeof requested !== 'object' || requested === null || Array.isArray(requested)) {
+    throw new InvalidParamsError('subscriptions/listen: "notifications" must be an object');
+  }
+  const filter = requested as Record<string, unknown>;
+  const offers = (kind: string, feature: string) => Boolean((capabilities[kind] as Record<string, unknown> | undefined)?.[feature]);
+  const honoured: ChangeFilter = {};
+  for (const [flag, kind] of [
+    ['toolsListChanged', 'tools'],
+    ['promptsListChanged', 'prompts'],
+    ['resourcesListChanged', 'resources'],
+  ] as const) {
+    if (filter[flag] !== undefined && typeof filter[flag] !== 'boolean') throw new InvalidParamsError(`subscriptions/listen: "notifications.${flag}" must be a boolean`);
+    if (filter[flag] === true && offers(kind, 'listChanged')) honoured[flag] = true;
+  }
+  const uris = filter.resourceSubscriptions;
+  if (uris !== undefined) {
+    if (!Array.isArray(uris) || !uris.every((uri) => typeof uri === 'string')) {
+      throw new InvalidParamsError('subscriptions/listen: "notifications.resourceSubscriptions" must be an array of resource uris');
+    }
+    if (uris.length > 0 && offers('resources', 'subscribe')) honoured.resourceSubscriptions = [...new Set(uris as string[])];
+  }
+  return honoured;
+}

@@ -1,0 +1,53 @@
+/** Which change notifications a listener wants (the `notifications` filter of `subscriptions/listen`). */
+export interface ChangeFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  resourceSubscriptions?: readonly string[];
+}
+
+export interface ChangeListener {
+  readonly filter: ChangeFilter;
+  deliver(method: string, params: Record<string, unknown>): void;
+  /** The server is closing: the listener ends gracefully. */
+  end(): void;
+}
+
+const FILTER_OF: Record<string, keyof ChangeFilter> = {
+  'notifications/tools/list_changed': 'toolsListChanged',
+  'notifications/prompts/list_changed': 'promptsListChanged',
+  'notifications/resources/list_changed': 'resourcesListChanged',
+};
+
+/**
+ * The one path of the server's change notifications (list_changed, resources/updated) to
+ * whoever listens: handshake-era sessions and 2026-07-28 `subscriptions/listen` streams alike,
+ * each by its own filter.
+ */
+export class ChangeBroadcaster {
+  private readonly listeners = new Set<ChangeListener>();
+
+  /** Adds a listener; returns the function that removes it. */
+  listen(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  listChanged(method: string): void {
+    const wanted = FILTER_OF[method];
+    for (const listener of this.listeners) if (listener.filter[wanted]) listener.deliver(method, {});
+  }
+
+  resourceUpdated(uri: string): void {
+    for (const listener of this.listeners) {
+      if (listener.filter.resourceSubscriptions?.includes(uri)) listener.deliver('notifications/resources/updated', { uri });
+    }
+  }
+
+  /** Ends every listener (server shutdown). */
+  endAll(): void {
+    const ending = [...this.listeners];
+    this.listeners.clear();
+    for (const listener of ending) listener.end();
+  }
+}

@@ -1,0 +1,126 @@
+import { DefinitionError, InternalError, InvalidParamsError, RequestEndedError } from '../errors';
+import type { OutgoingRequestOptions, RequestId } from '../protocol';
+import type { RequestChannel } from './RequestChannel';
+import type { RequestScope } from './RequestScope';
+import { openRequestState, sealRequestState } from './requestState';
+import type { RequestBinding, RequestStateKey } from './requestState';
+import type { LoggingLevel } from './types';
+
+/** The only requests whose answer may be `input_required` (2026-07-28, MRTR). */
+export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
+/** A request's interim answer: the questions for the client, and the state to send back with the answers. */
+export interface InputRequiredResult {
+  resultType: 'input_required';
+  inputRequests: Record<string, { method: string; params?: Record<string, unknown> }>;
+  requestState: string;
+}
+
+const KEY_PREFIX: Record<string, string> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
+/**
+ * The client channel of one 2026-07-28 request (multi round-trip requests). There is no way to
+ * ask the client mid-request, so each question the handler asks is answered from the retry
+ * (`inputResponses`, and the earlier rounds' answers carried in the signed `requestState`);
+ * the first question without an answer ends the round: `needed` resolves with an
+ * `input_required` result listing every unanswered question asked in the same turn of the
+ * event loop, and those calls reject with RequestEndedError. The handler runs again from the
+ * top on the retry, so it must be safe to re-run up to its questions.
+ */
+export class InputRound implements RequestChannel {
+  /** Resolves once the request must be answered with `input_required`; never otherwise. */
+  readonly needed: Promise<InputRequiredResult>;
+  private announce!: (result: InputRequiredResult) => void;
+  private readonly answers: Record<string, unknown>;
+  /** Answers this run used: carried to the next round in its state. */
+  private readonly used: Record<string, unknown> = {};
+  private readonly questions: InputRequiredResult['inputRequests'] = {};
+  private readonly keys = new Set<string>();
+  private readonly counters = new Map<string, number>();
+  private readonly abandon: Array<(error: Error) => void> = [];
+  private ended = false;
+
+  constructor(
+    private readonly base: RequestChannel,
+    private readonly key: RequestStateKey,
+    private readonly binding: RequestBinding,
+    params: Record<string, unknown>,
+  ) {
+    this.needed = new Promise((resolve) => (this.announce = resolve));
+    const responses = params.inputResponses;
+    if (responses !== undefined && !isPlainObject(responses)) {
+      throw new InvalidParamsError('"inputResponses" must be an object of the client\'s results, keyed as the server asked');
+    }
+    for (const [inputKey, answer] of Object.entries(responses ?? {})) {
+      if (!isPlainObject(answer)) throw new InvalidParamsError(`inputResponses["${inputKey}"] must be a result object`);
+    }
+    const carried = params.requestState === undefined ? {} : openRequestState(key, params.requestState, binding);
+    // Earlier rounds' answers are signed; a retry cannot replace them.
+    this.answers = { ...(responses as Record<string, unknown> | undefined), ...carried };
+  }
+
+  notify(method: string, params: Record<string, unknown>, relatedRequestId: RequestId): void {
+    this.base.notify(method, params, relatedRequestId);
+  }
+
+  /** Logs only when the request asked for them with a log level. */
+  log(scope: RequestScope, level: LoggingLevel, data: unknown, logger: string | undefined, relatedRequestId: RequestId): void {
+    if (scope.logLevel !== undefined) this.base.log(scope, level, data, logger, relatedRequestId);
+  }
+
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: OutgoingRequestOptions & { relatedRequestId?: RequestId; inputKey?: string },
+  ): Promise<Record<string, unknown>> {
+    const inputKey = options.inputKey ?? this.nextKey(method);
+    if (this.keys.has(inputKey)) {
+      return Promise.reject(new DefinitionError('INVALID_OPTION', `The input key "${inputKey}" names two questions to the client in one "${this.binding.method}" request; give each its own key`));
+    }
+    this.keys.add(inputKey);
+    if (Object.hasOwn(this.answers, inputKey)) {
+      this.used[inputKey] = this.answers[inputKey];
+      return Promise.resolve(this.answers[inputKey] as Record<string, unknown>);
+    }
+    if (!INPUT_REQUIRED_METHODS.has(this.binding.method)) {
+      return Promise.reject(new InternalError(`"${this.binding.method}" cannot ask the client (${method}): only tools/call, prompts/get and resources/read may`));
+    }
+    if (this.ended) return Promise.reject(endedError());
+    if (Object.keys(this.questions).length === 0) setImmediate(() => this.endRound());
+    this.questions[inputKey] = params === undefined ? { method } : { method, params };
+    return new Promise((_resolve, reject) => this.abandon.push(reject));
+  }
+
+  private nextKey(method: string): string {
+    const prefix = KEY_PREFIX[method] ?? method.replace(/\W+/g, '-');
+    let count = this.counters.get(prefix) ?? 0;
+    let key: string;
+    do key = `${prefix}-${++count}`;
+    while (this.keys.has(key));
+    this.counters.set(prefix, count);
+    return key;
+  }
+
+  private endRound(): void {
+    this.ended = true;
+    this.announce({
+      resultType: 'input_required',
+      inputRequests: this.questions,
+      requestState: sealRequestState(this.key, this.binding, this.used),
+    });
+    const error = endedError();
+    for (const reject of this.abandon.splice(0)) reject(error);
+  }
+}
+
+function endedError(): RequestEndedError {
+  return new RequestEndedError('The request was answered with input_required; it runs again when the client retries with the answers');
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,98 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { InvalidParamsError } from '../errors';
+
+/** The server's key for `requestState`, and how long a state stays valid. */
+export interface RequestStateKey {
+  readonly secret: Uint8Array;
+  readonly ttlMs: number;
+}
+
+/** What a state is bound to: the request it was issued for, and who asked. */
+export interface RequestBinding {
+  readonly method: string;
+  /** paramsDigest() of the request's params. */
+  readonly digest: string;
+  readonly principal: string | undefined;
+}
+
+interface Payload {
+  v: 1;
+  m: string;
+  d: string;
+  p: string | null;
+  /** Expiry, ms since the epoch. */
+  e: number;
+  /** Makes every state unique, even for the same answers. */
+  n: string;
+  /** The client's answers so far, by input key. */
+  a: Record<string, unknown>;
+}
+
+/** Parameters that change between the rounds of one request, left out of its digest. */
+const ROUND_PARAMS = new Set(['_meta', 'inputResponses', 'requestState']);
+
+/**
+ * A digest of what makes a request the same request across its rounds: its params without
+ * `_meta`, `inputResponses` and `requestState`, in a key order of their own.
+ */
+export function paramsDigest(params: Record<string, unknown>): string {
+  const salient: Record<string, unknown> = {};
+  for (const key of Object.keys(params).sort()) if (!ROUND_PARAMS.has(key)) salient[key] = params[key];
+  return createHash('sha256').update(canonicalJson(salient)).digest('base64url');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.keys(value)
+      .sort()
+      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** `<payload>.<HMAC-SHA256 of payload>`, both base64url: opaque to the client, tamper-evident. */
+export function sealRequestState(key: RequestStateKey, binding: RequestBinding, answers: Record<string, unknown>): string {
+  const payload: Payload = {
+    v: 1,
+    m: binding.method,
+    d: binding.digest,
+    p: binding.principal ?? null,
+    e: Date.now() + key.ttlMs,
+    n: randomBytes(9).toString('base64url'),
+    a: answers,
+  };
+  const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
+  return `${body}.${sign(key, body)}`;
+}
+
+/**
+ * The answers a state carries, after checking its signature, expiry and binding; a state
+ * that fails any check is refused with -32602 and nothing of it is used.
+ */
+export function openRequestState(key: RequestStateKey, state: unknown, binding: RequestBinding): Record<string, unknown> {
+  const refuse = (why: string) => new InvalidParamsError(`Invalid requestState: ${why}; send the request again without it`);
+  if (typeof state !== 'string') throw refuse('it must be the string the server sent');
+  const dot = state.indexOf('.');
+  const body = state.slice(0, dot);
+  const signature = Buffer.from(state.slice(dot + 1), 'base64url');
+  const expected = Buffer.from(sign(key, body), 'base64url');
+  if (dot < 1 || signature.length !== expected.length || !timingSafeEqual(signature, expected)) throw refuse('integrity check failed');
+  let payload: Payload;
+  try {
+    payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Payload;
+  } catch {
+    throw refuse('integrity check failed');
+  }
+  if (payload.v !== 1 || typeof payload.a !== 'object' || payload.a === null) throw refuse('unknown format');
+  if (!(payload.e > Date.now())) throw refuse('it has expired');
+  if (payload.m !== binding.method || payload.d !== binding.digest) throw refuse('it was issued for another request');
+  if (payload.p !== (binding.principal ?? null)) throw refuse('it was issued to another principal');
+  return payload.a;
+}
+
+function sign(key: RequestStateKey, body: string): string {
+  return createHmac('sha256', key.secret).update(body).digest('base64url');
+}
