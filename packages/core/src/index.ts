@@ -25,7 +25,7 @@ export type {
   PluginNotificationHandler,
   CapabilityValue,
 } from './runtime';
-export { Tool, Resource, Prompt, Completion, Description, Title, EnumTitles, UseMiddleware } from './decorators';
+export { Tool, Resource, Prompt, Completion, Description, Title, EnumTitles, UseMiddleware, McpHeader } from './decorators';
 export { isInsideRoots } from './features/rootsContain';
 export { elicitationSchemaFor } from './features/elicitationSchema';
 export { metadataStore } from './metadata';

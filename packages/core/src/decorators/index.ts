@@ -6,3 +6,4 @@ export { Description } from './Description';
 export { Title } from './Title';
 export { EnumTitles } from './EnumTitles';
 export { UseMiddleware } from './UseMiddleware';
+export { McpHeader } from './McpHeader';

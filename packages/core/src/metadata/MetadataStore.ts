@@ -26,6 +26,7 @@ export class MetadataStore {
   private descriptions = new Map<Constructor, Map<string, string>>();
   private titles = new Map<Constructor, Map<string, string>>();
   private enumTitles = new Map<Constructor, Map<string, Readonly<Record<string, string>>>>();
+  private mcpHeaders = new Map<Constructor, Map<string, string>>();
   /** `@UseMiddleware` per class: on the class itself (key CLASS_LEVEL) and per method. */
   private middlewares = new Map<Constructor, Map<string | typeof CLASS_LEVEL, unknown[]>>();
 
@@ -41,6 +42,10 @@ export class MetadataStore {
 
   addTitle(entry: PropertyTitle): void {
     propertyMap(this.titles, entry.target).set(entry.propertyName, entry.title);
+  }
+
+  addMcpHeader(entry: { target: Constructor; propertyName: string; header: string }): void {
+    propertyMap(this.mcpHeaders, entry.target).set(entry.propertyName, entry.header);
   }
 
   addEnumTitles(entry: PropertyEnumTitles): void {
@@ -90,6 +95,11 @@ export class MetadataStore {
   /** The title of a DTO property, looking up the class chain. */
   titleOf(dto: Constructor, propertyName: string): string | undefined {
     return lookUpChain(this.titles, dto, propertyName);
+  }
+
+  /** The `@McpHeader` name of a DTO property, looking up the class chain. */
+  mcpHeaderOf(dto: Constructor, propertyName: string): string | undefined {
+    return lookUpChain(this.mcpHeaders, dto, propertyName);
   }
 
   /** The value titles of an enum DTO property, looking up the class chain. */

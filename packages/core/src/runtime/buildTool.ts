@@ -1,4 +1,6 @@
 import type { InvocationTarget } from './middleware';
+import { headerParamsOf } from './headerParams';
+import type { ToolHeaderParam } from './headerParams';
 import { DefinitionError } from '../errors';
 import type { Constructor, ToolDefinition } from '../metadata';
 import { featuresOf } from '../protocol';
@@ -23,6 +25,8 @@ export interface RegisteredTool {
   readonly parameters: readonly ParameterSource[];
   readonly inputValidator: DtoValidator<unknown> | undefined;
   readonly outputValidator: SchemaValidator | undefined;
+  /** Arguments mirrored in `Mcp-Param-*` headers of 2026-07-28 HTTP requests (`x-mcp-header`). */
+  readonly headerParams: readonly ToolHeaderParam[];
   /** The `tools/list` entry as the given protocol version can carry it; cached per version. */
   listing(version: string): Record<string, unknown>;
 }
@@ -54,6 +58,7 @@ export function buildTool(definition: ToolDefinition, provider: Constructor): Re
     : planParameters(definition, where, method.length);
   const inputSchema = options.inputSchema ?? (inputType ? schemaForDto(inputType) : EMPTY_INPUT_SCHEMA);
   const inputValidator = options.inputSchema ? rawValidator(options.inputSchema, where) : inputType ? compileDtoValidator(inputType) : undefined;
+  const headerParams = headerParamsOf(inputSchema, where);
   const outputSchema = options.output ? schemaForDto(options.output) : undefined;
   const outputValidator = outputSchema ? lazySchemaValidator(outputSchema) : undefined;
 
@@ -67,7 +72,7 @@ export function buildTool(definition: ToolDefinition, provider: Constructor): Re
   });
 
   const target: InvocationTarget = { kind: 'tool', name, provider, methodName };
-  return { name, provider, methodName, target, definition, parameters, inputValidator, outputValidator, listing };
+  return { name, provider, methodName, target, definition, parameters, inputValidator, outputValidator, headerParams, listing };
 }
 
 function planParameters(

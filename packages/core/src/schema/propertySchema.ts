@@ -115,6 +115,7 @@ export function propertySchema(dto: Constructor, prop: PropertyInfo, nested: Nes
   // @IsDefined rejects null, which an untyped schema would let through.
   if (defined && schema.type === undefined && schema.$ref === undefined) schema = forbid(schema, { type: 'null' });
   if (prop.description !== undefined) schema = withDescription(schema, prop.description);
+  if (prop.mcpHeader !== undefined) schema = { ...schema, 'x-mcp-header': prop.mcpHeader };
   return {
     schema,
     required: defined || (!optional && !conditional),

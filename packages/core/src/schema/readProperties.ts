@@ -22,6 +22,8 @@ export interface PropertyInfo {
   /** class-transformer `@Type()` metadata. */
   readonly typeMetadata: TypeMetadata | undefined;
   readonly description: string | undefined;
+  /** `@McpHeader`: the `x-mcp-header` name the argument is mirrored under. */
+  readonly mcpHeader: string | undefined;
 }
 
 /**
@@ -40,6 +42,7 @@ export function readProperties(dto: Constructor): PropertyInfo[] {
     designType: Reflect.getMetadata(DESIGN_TYPE, dto.prototype, name),
     typeMetadata: defaultMetadataStorage.findTypeMetadata(dto, name),
     description: metadataStore.descriptionOf(dto, name),
+    mcpHeader: metadataStore.mcpHeaderOf(dto, name),
   }));
 }
 

@@ -345,6 +345,11 @@ export class McpServer {
     if (completions.length > 0) this.initializeResults.clear();
   }
 
+  /** @internal The arguments of a tool that 2026-07-28 HTTP requests mirror in `Mcp-Param-*` headers. */
+  headerParams(toolName: string): readonly { name: string; path: readonly string[] }[] {
+    return this.toolRegistry.get(toolName)?.headerParams ?? [];
+  }
+
   /** Serves one client over the given transport; resolves once the transport has started. */
   async connect(transport: Transport, options: ConnectOptions = {}): Promise<Session> {
     this.started = true;

@@ -22,6 +22,8 @@ function ajv(): Ajv2020 {
     // Hand-written schemas are checked explicitly (checkSchema).
     shared = new Ajv({ strict: true, allErrors: true, verbose: true, validateSchema: false });
     addFormats(shared);
+    // 2026-07-28: names the HTTP header a tool argument is mirrored in; an annotation only.
+    shared.addKeyword({ keyword: 'x-mcp-header', schemaType: 'string' });
   }
   return shared;
 }

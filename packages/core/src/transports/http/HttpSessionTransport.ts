@@ -24,6 +24,7 @@ class Exchange {
     private readonly eventStore: EventStore | undefined,
     private readonly streamPrefix: string,
     private readonly onDone: (exchange: Exchange) => void,
+    private readonly answerStatus: ((errorCode: number) => number) | undefined,
   ) {
     this.waiting = new Set(requestIds);
   }
@@ -82,7 +83,9 @@ class Exchange {
       this.stream.end();
     } else if (!this.res.writableEnded) {
       const body = this.batch ? this.answers : this.answers[0];
-      this.res.writeHead(200, { 'content-type': 'application/json', ...this.headers });
+      const error = (body as { error?: { code?: unknown } }).error;
+      const status = this.answerStatus && error && typeof error.code === 'number' ? this.answerStatus(error.code) : 200;
+      this.res.writeHead(status, { 'content-type': 'application/json', ...this.headers });
       this.res.end(JSON.stringify(body));
     }
     this.onDone(this);
@@ -110,6 +113,10 @@ export class HttpSessionTransport implements Transport {
     private readonly eventStore: EventStore | undefined,
     /** Called once when the session ends, whoever ends it (onclose belongs to the connection). */
     private readonly onEnded?: () => void,
+    private readonly options: {
+      /** The HTTP status of a JSON answer that is an error (2026-07-28 maps codes to 400/404); 200 without. */
+      answerStatus?: (errorCode: number) => number;
+    } = {},
   ) {}
 
   async start(): Promise<void> {}
@@ -131,11 +138,20 @@ export class HttpSessionTransport implements Transport {
     this.lastActivity = Date.now();
     let answered!: () => void;
     const done = new Promise<void>((resolve) => (answered = resolve));
-    const exchange = new Exchange(res, requestIds, Array.isArray(body), headers, this.eventStore, this.streamPrefix, (finished) => {
-      this.exchanges.delete(finished);
-      this.lastActivity = Date.now();
-      answered();
-    });
+    const exchange = new Exchange(
+      res,
+      requestIds,
+      Array.isArray(body),
+      headers,
+      this.eventStore,
+      this.streamPrefix,
+      (finished) => {
+        this.exchanges.delete(finished);
+        this.lastActivity = Date.now();
+        answered();
+      },
+      this.options.answerStatus,
+    );
     this.exchanges.add(exchange);
     this.delivering = exchange;
     try {

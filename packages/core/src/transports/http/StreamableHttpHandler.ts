@@ -1,19 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HANDSHAKE_VERSIONS, isServedVersion, VERSION_WITHOUT_HEADER } from '../../protocol';
+import { McpError } from '../../errors';
+import { HANDSHAKE_VERSIONS, isModernVersion, isServedVersion, VERSION_WITHOUT_HEADER } from '../../protocol';
 import type { RequestId } from '../../protocol';
 import type { Transport } from '../../protocol';
 import { InMemoryEventStore } from './EventStore';
 import type { EventStore } from './EventStore';
 import { HttpSessionTransport } from './HttpSessionTransport';
 import { LegacySseSessions } from './LegacySseSessions';
+import { checkMirroredHeaders, statusOfError } from './mirroredHeaders';
+import type { HeaderParam } from './mirroredHeaders';
 import { HttpError, readBody } from './readBody';
+import { requestedVersion } from '../../session';
 import { checkRequestOrigin } from './security';
 import type { HttpSecurityOptions } from './security';
 
 /** What the HTTP side needs of a server: a way to serve one transport. */
 export interface HttpServerHost {
   connect(transport: Transport, options?: { assumeProtocolVersion?: string }): Promise<unknown>;
+  /** The arguments of a tool that its 2026-07-28 requests mirror in `Mcp-Param-*` headers. */
+  headerParams(toolName: string): readonly HeaderParam[];
 }
 
 export interface HttpHandlerOptions extends HttpSecurityOptions {
@@ -123,6 +129,7 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     const contentType = String(req.headers['content-type'] ?? '');
     if (!contentType.includes('application/json')) throw new HttpError(415, 'Unsupported Media Type: the body must be application/json');
 
+    if (isModernRequest(req, payload)) return postModern(req, res, payload);
     const messages = (Array.isArray(payload) ? payload : [payload]) as Message[];
     const isMessage = (m: Message) => typeof m === 'object' && m !== null && ('method' in m || 'result' in m || 'error' in m);
     if (messages.length === 0 || !messages.every(isMessage)) {
@@ -163,6 +170,38 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     await transport.deliverRequests(payload, requestIds, res, headers);
   }
 
+  /**
+   * A 2026-07-28 request: no session. Its mirrored headers are checked, then it is served on a
+   * connection of its own that lives as long as its response (closing it cancels the request).
+   */
+  async function postModern(req: IncomingMessage, res: ServerResponse, message: Message): Promise<void> {
+    const params = (message.params ?? {}) as Record<string, unknown>;
+    const method = message.method as string;
+    const id = message.id as RequestId | undefined;
+    const bodyVersion = requestedVersion(params);
+    try {
+      if (bodyVersion === undefined) {
+        throw new McpError(-32602, 'Invalid params: a 2026-07-28 request names its version in _meta["io.modelcontextprotocol/protocolVersion"]');
+      }
+      const tool = method === 'tools/call' && typeof params.name === 'string' ? params.name : undefined;
+      checkMirroredHeaders(req, { method, params }, String(bodyVersion), tool === undefined ? [] : host.headerParams(tool));
+    } catch (error) {
+      if (!(error instanceof McpError)) throw error;
+      res.writeHead(statusOfError(error.code), { 'content-type': 'application/json' });
+      res.end(JSON.stringify(id === undefined ? { jsonrpc: '2.0', error: error.toJSON() } : { jsonrpc: '2.0', id, error: error.toJSON() }));
+      return;
+    }
+    if (id === undefined) {
+      // 2026-07-28 defines no client notifications over HTTP (closing a stream cancels).
+      res.writeHead(202).end();
+      return;
+    }
+    const transport = new HttpSessionTransport(undefined, undefined, undefined, { answerStatus: statusOfError });
+    await host.connect(transport);
+    res.on('close', () => void transport.close());
+    await transport.deliverRequests(message, [id], res, { 'x-accel-buffering': 'no' });
+  }
+
   async function get(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (options.stateless) {
       res.setHeader('allow', 'POST');
@@ -201,6 +240,18 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
   }
 
   return handler;
+}
+
+/**
+ * A single request of protocol 2026-07-28 or later: its body names a version in `_meta`, or
+ * its `MCP-Protocol-Version` header names a version without a handshake.
+ */
+function isModernRequest(req: IncomingMessage, payload: unknown): payload is Message {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload) || typeof (payload as Message).method !== 'string') return false;
+  const params = (payload as Message).params;
+  if (typeof params === 'object' && params !== null && requestedVersion(params as Record<string, unknown>) !== undefined) return true;
+  const header = req.headers['mcp-protocol-version'];
+  return typeof header === 'string' && isModernVersion(header.trim());
 }
 
 /** The version a request speaks (header), checked; absent means VERSION_WITHOUT_HEADER, per the specification. */

@@ -1,0 +1,22 @@
+import { DefinitionError } from '../errors';
+import { metadataStore } from '../metadata';
+import type { Constructor } from '../metadata';
+import { legacyOnly } from './legacyOnly';
+
+/** An HTTP field name (RFC 9110 `token`). */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/**
+ * Mirrors a tool argument in the `Mcp-Param-<name>` HTTP header of 2026-07-28 requests
+ * (`x-mcp-header` in the input schema), so gateways can route on it without reading the body.
+ * Only for string, integer and boolean properties reachable through `properties` alone; the
+ * server checks that the header matches the argument (-32020 otherwise).
+ */
+export function McpHeader(name: string): PropertyDecorator {
+  if (typeof name !== 'string' || !TOKEN.test(name)) {
+    throw new DefinitionError('INVALID_OPTION', `@McpHeader(${JSON.stringify(name)}): the name must be a non-empty HTTP header token (letters, digits and !#$%&'*+-.^_\`|~)`);
+  }
+  return legacyOnly<PropertyDecorator>('McpHeader', (prototype, propertyName) => {
+    metadataStore.addMcpHeader({ target: prototype.constructor as Constructor, propertyName: String(propertyName), header: name });
+  });
+}

@@ -1,0 +1,118 @@
+import type { IncomingMessage } from 'node:http';
+import { ErrorCode, HeaderMismatchError } from '../../errors';
+
+/** Where a tool argument marked with `x-mcp-header` is mirrored: `Mcp-Param-<name>`. */
+export interface HeaderParam {
+  readonly name: string;
+  /** The chain of `properties` keys from the arguments object to the value. */
+  readonly path: readonly string[];
+}
+
+/** Methods whose target (tool or prompt name, resource uri) is mirrored in `Mcp-Name`. */
+const NAMED: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+
+/**
+ * Streamable HTTP, 2026-07-28: the headers that mirror a request's body for intermediaries
+ * must be there and match it, or the request is refused with -32020 (HTTP 400) before
+ * anything runs. Header names are case-insensitive (Node lower-cases them); values are
+ * compared after trimming the whitespace around them.
+ */
+export function checkMirroredHeaders(
+  req: IncomingMessage,
+  message: { method: string; params: Record<string, unknown> },
+  bodyVersion: string,
+  headerParams: readonly HeaderParam[],
+): void {
+  const { method, params } = message;
+  const versionHeader = single(req, 'mcp-protocol-version');
+  if (versionHeader === undefined) throw new HeaderMismatchError('Header mismatch: the MCP-Protocol-Version header is required');
+  if (versionHeader !== bodyVersion) {
+    throw new HeaderMismatchError(`Header mismatch: MCP-Protocol-Version header value '${versionHeader}' does not match body value '${bodyVersion}'`);
+  }
+  const methodHeader = single(req, 'mcp-method');
+  if (methodHeader === undefined) throw new HeaderMismatchError('Header mismatch: the Mcp-Method header is required');
+  if (methodHeader !== method) throw new HeaderMismatchError(`Header mismatch: Mcp-Method header value '${methodHeader}' does not match body value '${method}'`);
+
+  const nameField = NAMED[method];
+  if (nameField !== undefined && typeof params[nameField] === 'string') {
+    const nameHeader = single(req, 'mcp-name');
+    if (nameHeader === undefined) throw new HeaderMismatchError(`Header mismatch: the Mcp-Name header is required for ${method}`);
+    const name = decodeHeaderValue(nameHeader, 'Mcp-Name');
+    if (name !== params[nameField]) {
+      throw new HeaderMismatchError(`Header mismatch: Mcp-Name header value '${nameHeader}' does not match body value '${String(params[nameField])}'`);
+    }
+  }
+
+  const args = params.arguments;
+  for (const param of headerParams) {
+    const headerName = `Mcp-Param-${param.name}`;
+    const header = single(req, headerName.toLowerCase());
+    const value = valueAt(args, param.path);
+    if (value === undefined || value === null) {
+      if (header !== undefined) throw new HeaderMismatchError(`Header mismatch: ${headerName} is set but the argument "${param.path.join('.')}" is absent`);
+      continue;
+    }
+    if (header === undefined) throw new HeaderMismatchError(`Header mismatch: the ${headerName} header is required: the argument "${param.path.join('.')}" is set`);
+    const decoded = decodeHeaderValue(header, headerName);
+    if (!sameValue(decoded, value)) {
+      throw new HeaderMismatchError(`Header mismatch: ${headerName} header value '${header}' does not match body value '${String(value)}'`);
+    }
+  }
+}
+
+/** The HTTP status a 2026-07-28 JSON-RPC error goes out with. */
+export function statusOfError(code: number): number {
+  if (code === ErrorCode.MethodNotFound) return 404;
+  const badRequest: number[] = [
+    ErrorCode.ParseError,
+    ErrorCode.InvalidRequest,
+    ErrorCode.InvalidParams,
+    ErrorCode.HeaderMismatch,
+    ErrorCode.MissingRequiredClientCapability,
+    ErrorCode.UnsupportedProtocolVersion,
+  ];
+  return badRequest.includes(code) ? 400 : 200;
+}
+
+/** One header's value, trimmed; a header sent twice is malformed. */
+function single(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  if (value === undefined) return undefined;
+  if (Array.isArray(value)) throw new HeaderMismatchError(`Header mismatch: the ${name} header is sent more than once`);
+  return value.trim();
+}
+
+const SENTINEL = /^=\?base64\?(.*)\?=$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** A header value as the body would hold it: plain visible ASCII, or `=?base64?…?=` of UTF-8. */
+function decodeHeaderValue(value: string, header: string): string {
+  if (/[^\x20-\x7e\t]/.test(value)) throw new HeaderMismatchError(`Header mismatch: the ${header} header contains characters a header cannot carry`);
+  const encoded = SENTINEL.exec(value);
+  if (!encoded) return value;
+  if (!BASE64.test(encoded[1])) throw new HeaderMismatchError(`Header mismatch: the ${header} header is not valid Base64 inside =?base64?…?=`);
+  const decoded = Buffer.from(encoded[1], 'base64');
+  const text = new TextDecoder('utf-8', { fatal: true });
+  try {
+    return text.decode(decoded);
+  } catch {
+    throw new HeaderMismatchError(`Header mismatch: the ${header} header is not Base64 of UTF-8 text`);
+  }
+}
+
+function valueAt(args: unknown, path: readonly string[]): unknown {
+  let value = args;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+/** Strings as they are, integers numerically (`42.0` is 42), booleans as `true`/`false`. */
+function sameValue(header: string, value: unknown): boolean {
+  if (typeof value === 'string') return header === value;
+  if (typeof value === 'number') return header.trim() !== '' && Number(header) === value;
+  if (typeof value === 'boolean') return header === String(value);
+  return false;
+}
