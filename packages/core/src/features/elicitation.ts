@@ -4,7 +4,7 @@ import { ClientCapabilityError, InvalidClientResponseError } from '../errors';
 import type { Constructor } from '../metadata';
 import type { ClientRequestOptions, Context, SchemaElicitation, UrlElicitation } from '../runtime/Context';
 import type { CorePlugin } from '../runtime/plugins';
-import { compileSchema } from '../validation';
+import { compileAuthoredSchema } from '../validation';
 import { elicitAction, elicitationSchemaFor, readElicitResult } from './elicitationSchema';
 import type { ElicitationResult } from './elicitationTypes';
 
@@ -59,7 +59,7 @@ function readRawResult(schema: Record<string, unknown>, raw: Record<string, unkn
   if (action !== 'accept') return { action };
   let check = rawCheckers.get(schema);
   if (!check) {
-    check = compileSchema(withoutDisplayKeywords(schema));
+    check = compileAuthoredSchema(withoutDisplayKeywords(schema));
     rawCheckers.set(schema, check);
   }
   const content = raw.content ?? {};

@@ -6,7 +6,7 @@ import type { Constructor, ToolDefinition } from '../metadata';
 import { featuresOf } from '../protocol';
 import { schemaForDto } from '../schema';
 import type { JsonSchema } from '../schema';
-import { checkSchema, compileDtoValidator, compileSchema, lazySchemaValidator } from '../validation';
+import { checkSchema, compileAuthoredSchema, compileDtoValidator, lazySchemaValidator } from '../validation';
 import type { DtoValidator, SchemaValidator } from '../validation';
 import { Context } from './Context';
 import { describeFor, perVersion } from './describe';
@@ -132,7 +132,7 @@ function rawValidator(schema: JsonSchema, where: string): DtoValidator<unknown> 
   let check: SchemaValidator;
   try {
     checkSchema(schema);
-    check = compileSchema(schema);
+    check = compileAuthoredSchema(schema);
   } catch (error) {
     throw new DefinitionError('INVALID_OPTION', `${where}: inputSchema does not compile as JSON Schema 2020-12: ${(error as Error).message}`);
   }

@@ -28,6 +28,36 @@ function ajv(): Ajv2020 {
   return shared;
 }
 
+let lenient: Ajv2020 | undefined;
+
+/**
+ * The ajv instance for schemas an author wrote by hand: any valid JSON Schema 2020-12 is
+ * accepted as written (`required` inside `anyOf`, `if` without `type`, annotation keywords
+ * such as `x-mcp-header`), since the protocol allows the whole vocabulary. Strict mode stays
+ * for the schemas the framework generates, where it catches the framework's own mistakes.
+ */
+function lenientAjv(): Ajv2020 {
+  if (!lenient) {
+    const Ajv: typeof Ajv2020 = require('ajv/dist/2020').default;
+    const addFormats: typeof import('ajv-formats').default = require('ajv-formats').default;
+    lenient = new Ajv({ strict: false, allErrors: true, verbose: true, validateSchema: false });
+    addFormats(lenient);
+  }
+  return lenient;
+}
+
+/** Compiles a hand-written JSON Schema (2020-12) as written; see lenientAjv. */
+export function compileAuthoredSchema(schema: JsonSchema): SchemaValidator {
+  let validate = compiledAuthored.get(schema);
+  if (!validate) {
+    validate = lenientAjv().compile(schema);
+    compiledAuthored.set(schema, validate);
+  }
+  const check = validate;
+  return (value) => (check(value) ? [] : formatAjvErrors(check.errors ?? []));
+}
+
+const compiledAuthored = new WeakMap<object, ValidateFunction>();
 const compiled = new WeakMap<object, ValidateFunction>();
 
 /** The compiled ajv function for a schema object; each object is compiled once. */
@@ -54,6 +84,6 @@ export function lazySchemaValidator(schema: JsonSchema): SchemaValidator {
 
 /** Throws when a hand-written schema is not valid JSON Schema 2020-12 (checked against the meta-schema). */
 export function checkSchema(schema: JsonSchema): void {
-  const instance = ajv();
+  const instance = lenientAjv();
   if (!instance.validateSchema(schema)) throw new Error(instance.errorsText(instance.errors));
 }

@@ -1,4 +1,4 @@
 export { compileDtoValidator } from './DtoValidator';
-export { checkSchema, compileSchema, lazySchemaValidator } from './ajv';
+export { checkSchema, compileAuthoredSchema, compileSchema, lazySchemaValidator } from './ajv';
 export type { SchemaValidator } from './ajv';
 export type { DtoValidator, ValidationOutcome } from './types';

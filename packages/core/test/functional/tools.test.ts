@@ -463,6 +463,30 @@ describe('hand-written input schemas', () => {
     expect(bad.result.content[0].text).toContain('city');
   });
 
+  it('takes the whole 2020-12 vocabulary as written: composition, conditionals, anchors, annotation keywords', async () => {
+    const contact = {
+      type: 'object',
+      $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { city: { type: 'string' } } } },
+      properties: { method: { enum: ['phone', 'email'] }, phone: { type: 'string' }, email: { type: 'string' }, 'x-note': { type: 'string', 'x-ui': 'hidden' } },
+      allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+      if: { properties: { method: { const: 'phone' } }, required: ['method'] },
+      then: { required: ['phone'] },
+      else: { required: ['email'] },
+    };
+    class Contact {
+      @Tool({ inputSchema: contact }) reach(input: Record<string, unknown>): string {
+        return `reached ${String(input.phone ?? input.email)}`;
+      }
+    }
+    const client = await connect(new McpServer({ name: 'contact', version: '1', providers: [Contact] }));
+    expect((await client.request('tools/list')).result.tools[0].inputSchema).toEqual(contact);
+    const ok = await client.request('tools/call', { name: 'reach', arguments: { method: 'phone', phone: '123' } });
+    expect(ok.result.content[0].text).toBe('reached 123');
+    const wrong = await client.request('tools/call', { name: 'reach', arguments: { method: 'phone', email: 'a@b.c' } });
+    expect(wrong.result.isError).toBe(true);
+    expect(wrong.result.content[0].text).toContain('phone');
+  });
+
   it('refuses a schema that does not compile, and input together with inputSchema', () => {
     class Broken {
       @Tool({ inputSchema: { type: 'object', properties: { a: { type: 'strnig' } } } }) run(): string {
