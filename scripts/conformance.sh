@@ -3,22 +3,40 @@
 # against examples/conformance-server over Streamable HTTP on 127.0.0.1.
 #
 #   npm run build && scripts/conformance.sh
+#       suite 0.1.16, --suite all: the handshake-era protocol (2025-11-25)
+#   CONFORMANCE_VERSION=0.2.0-alpha.12 CONFORMANCE_SPEC_VERSION=2026-07-28 scripts/conformance.sh
+#       suite 0.2.0-alpha.12, --suite all --spec-version 2026-07-28: the stateless protocol
+#       (every scenario that applies to 2026-07-28, including the draft ones)
 #
 # The suite needs Node >= 22. When the `node` on PATH is older, Node 22 is installed from
 # the npm registry (the `node-<platform>-<arch>` package, a plain binary with no install
-# script), so nothing but the npm registry has to be reachable. Both Node 22 and the suite
-# are cached under .conformance/ (git-ignored) and reinstalled only when their version
-# changes. The server itself runs on the `node` on PATH, the runtime the project supports.
+# script), so nothing but the npm registry has to be reachable. Node 22 and each suite
+# version are cached under .conformance/ (git-ignored), every suite version in a directory
+# of its own (.conformance/suite-<version>), so several versions coexist; an install is
+# repeated only when its version changes. The server itself runs on the `node` on PATH, the
+# runtime the project supports.
 #
 # Environment:
 #   CONFORMANCE_VERSION       suite version (default below; "latest" resolves on each install)
+#   CONFORMANCE_SPEC_VERSION  pass --spec-version: run the scenarios of that protocol revision
+#                             at its wire (e.g. 2026-07-28; needs a 0.2.0 suite). Unset: the
+#                             suite's own default (0.1.x: 2025-11-25 over the handshake)
+#   CONFORMANCE_REQUIREMENTS  pass --requirements <revision> instead of --suite/--spec-version:
+#                             the scenarios that revision requires, frozen at its release, decide
+#                             the exit code; the suite also runs unscored ones (extensions,
+#                             pending), whose failures are listed too
 #   CONFORMANCE_NODE_VERSION  Node version for the suite when the system one is too old (default 22)
-#   CONFORMANCE_SUITE         all | active | pending (default all)
+#   CONFORMANCE_SUITE         all | active | pending | draft (default all). With a 0.2.0 suite,
+#                             `active` leaves out the scenarios new in 2026-07-28 (they are
+#                             `draft`), so `all` is what --spec-version 2026-07-28 needs
 #   CONFORMANCE_SCENARIO      run this one scenario instead of a suite
+#   CONFORMANCE_EXPECTED_FAILURES  a YAML baseline for --expected-failures (the exit code then
+#                             says whether the results differ from it)
 #   CONFORMANCE_CACHE         cache directory (default <repo>/.conformance)
 #   CONFORMANCE_PORT          port for the server (default 0: a free one)
 #   CONFORMANCE_VERBOSE=1     print the suite's output unfiltered
 #
+# Logs and results of a run go to .conformance/run-<version>[-<spec version>]/.
 # Exit code: the suite's (0 when every check of every scenario passed).
 set -euo pipefail
 
@@ -26,12 +44,18 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${CONFORMANCE_CACHE:-$ROOT/.conformance}"
 SUITE_VERSION="${CONFORMANCE_VERSION:-0.1.16}"
 NODE_VERSION="${CONFORMANCE_NODE_VERSION:-22}"
+SPEC_VERSION="${CONFORMANCE_SPEC_VERSION:-}"
+REQUIREMENTS="${CONFORMANCE_REQUIREMENTS:-}"
 SUITE="${CONFORMANCE_SUITE:-all}"
 SCENARIO="${CONFORMANCE_SCENARIO:-}"
+EXPECTED_FAILURES="${CONFORMANCE_EXPECTED_FAILURES:-}"
 PORT="${CONFORMANCE_PORT:-0}"
 SERVER_JS="$ROOT/examples/conformance-server/dist/main.js"
-SERVER_LOG="$CACHE/server.log"
-SUITE_LOG="$CACHE/suite.log"
+# One directory per suite version and protocol revision, so the runs of .ci/run keep their logs.
+RUN_DIR="$CACHE/run-$SUITE_VERSION${REQUIREMENTS:+-requirements-$REQUIREMENTS}${SPEC_VERSION:+-$SPEC_VERSION}"
+SERVER_LOG="$RUN_DIR/server.log"
+SUITE_LOG="$RUN_DIR/suite.log"
+RESULTS="$RUN_DIR/results"
 
 export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 
@@ -64,7 +88,13 @@ trap 'exit 143' TERM
 command -v node >/dev/null || die "node is not on PATH"
 command -v npm >/dev/null || die "npm is not on PATH"
 [[ -f "$SERVER_JS" ]] || die "$SERVER_JS is missing: run \`npm run build\` first"
-mkdir -p "$CACHE"
+[[ -z "$REQUIREMENTS" || ( -z "$SPEC_VERSION" && -z "$SCENARIO" ) ]] ||
+  die "CONFORMANCE_REQUIREMENTS cannot be combined with CONFORMANCE_SPEC_VERSION or CONFORMANCE_SCENARIO: a requirement set fixes which scenarios run"
+if [[ -n "$EXPECTED_FAILURES" ]]; then
+  [[ -f "$EXPECTED_FAILURES" ]] || die "CONFORMANCE_EXPECTED_FAILURES: no file $EXPECTED_FAILURES"
+  EXPECTED_FAILURES="$(cd "$(dirname "$EXPECTED_FAILURES")" && pwd)/$(basename "$EXPECTED_FAILURES")"
+fi
+mkdir -p "$CACHE" "$RUN_DIR"
 
 # ---- cached installs from the npm registry -----------------------------------------------
 # install_into DIR SPEC...: installs the packages into DIR/node_modules unless DIR already
@@ -101,8 +131,10 @@ fi
 (( $(node_major "$SUITE_NODE") >= 22 )) || die "$SUITE_NODE is $("$SUITE_NODE" --version), the suite needs Node >= 22"
 
 # npm itself runs on the Node first on PATH: Node 22 here, so the suite's engines field is met.
-PATH="$(dirname "$SUITE_NODE"):$PATH" install_into "$CACHE/suite" "@modelcontextprotocol/conformance@$SUITE_VERSION"
-SUITE_PKG="$CACHE/suite/node_modules/@modelcontextprotocol/conformance"
+# Each version in its own directory, so that switching between them reinstalls nothing.
+SUITE_DIR="$CACHE/suite-$SUITE_VERSION"
+PATH="$(dirname "$SUITE_NODE"):$PATH" install_into "$SUITE_DIR" "@modelcontextprotocol/conformance@$SUITE_VERSION"
+SUITE_PKG="$SUITE_DIR/node_modules/@modelcontextprotocol/conformance"
 SUITE_BIN="$SUITE_PKG/$("$SUITE_NODE" -p 'require(process.argv[1]).bin.conformance' "$SUITE_PKG/package.json")"
 log "suite $("$SUITE_NODE" -p 'require(process.argv[1]).version' "$SUITE_PKG/package.json") on node $("$SUITE_NODE" --version); server on node $(node --version)"
 
@@ -133,10 +165,19 @@ done
 log "server $SERVER_PID answering at $URL"
 
 # ---- run the suite ---------------------------------------------------------------------------
-RESULTS="$CACHE/results"
 rm -rf "$RESULTS"
 args=(server --url "$URL" --output-dir "$RESULTS")
-if [[ -n "$SCENARIO" ]]; then args+=(--scenario "$SCENARIO"); else args+=(--suite "$SUITE"); fi
+if [[ -n "$SCENARIO" ]]; then
+  args+=(--scenario "$SCENARIO")
+elif [[ -n "$REQUIREMENTS" ]]; then
+  args+=(--requirements "$REQUIREMENTS")
+else
+  args+=(--suite "$SUITE")
+fi
+# The suite filters its list by revision; with a 0.2.0 suite --spec-version also picks the
+# wire: 2026-07-28 scenarios talk stateless (no initialize, `_meta` and headers per request).
+if [[ -n "$SPEC_VERSION" ]]; then args+=(--spec-version "$SPEC_VERSION"); fi
+if [[ -n "$EXPECTED_FAILURES" ]]; then args+=(--expected-failures "$EXPECTED_FAILURES"); fi
 log "conformance ${args[*]}"
 
 # In the background, so that a signal to this script stops the run at once (see cleanup).

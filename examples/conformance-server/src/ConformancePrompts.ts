@@ -1,6 +1,7 @@
 import { IsString } from 'class-validator';
-import { Completion, Description, Prompt } from '@typemcp/core';
+import { Completion, Context, Description, Prompt } from '@typemcp/core';
 import { RED_PIXEL_PNG } from './fixtures';
+import { TOGGLED_PROMPT } from './StatelessTools';
 
 export class PromptArgs {
   @IsString() @Description('First test argument') arg1!: string;
@@ -9,6 +10,11 @@ export class PromptArgs {
 
 export class EmbeddedResourceArgs {
   @IsString() @Description('URI of the resource to embed') resourceUri!: string;
+}
+
+/** `{ context: string }`, required: the form of `user_context`. */
+export class PromptContextForm {
+  @IsString() @Description('Context for the prompt') context!: string;
 }
 
 /** The prompts the conformance scenarios get, and the completion they ask for. */
@@ -45,5 +51,22 @@ export class ConformancePrompts {
       { role: 'user', content: { type: 'image', data: RED_PIXEL_PNG.toString('base64'), mimeType: 'image/png' } },
       { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
     ];
+  }
+
+  // input-required-result-non-tool-request (2026-07-28): input_required is not only for
+  // tools; the first prompts/get is answered with the question, the retry with the messages.
+  @Prompt({ name: 'test_input_required_result_prompt', title: 'Prompt Needing Input', description: 'Asks the user what context to use (elicitation, key user_context), then returns a prompt with it' })
+  async inputRequired(ctx: Context) {
+    const answer = await ctx.elicit('What context should the prompt use?', PromptContextForm, { key: 'user_context' });
+    const context = answer.action === 'accept' ? answer.content.context : `none (${answer.action})`;
+    return [
+      { role: 'user', content: { type: 'text', text: `Context: ${context}` } },
+      { role: 'user', content: { type: 'text', text: 'Please answer with this context in mind.' } },
+    ];
+  }
+
+  @Prompt({ name: TOGGLED_PROMPT, title: 'Toggled Prompt', description: 'Listed or not, as the tool test_trigger_prompt_change toggles it' })
+  toggled(): string {
+    return `${TOGGLED_PROMPT} is listed`;
   }
 }

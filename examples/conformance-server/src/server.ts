@@ -3,18 +3,25 @@ import { McpServer } from '@typemcp/core';
 import { ConformancePrompts } from './ConformancePrompts';
 import { ConformanceResources } from './ConformanceResources';
 import { ConformanceTools } from './ConformanceTools';
+import { InputRequiredTools } from './InputRequiredTools';
+import { changeListsOf, StatelessTools } from './StatelessTools';
 
 /**
- * The server the official conformance suite (`@modelcontextprotocol/conformance server
- * --suite all`) is run against by scripts/conformance.sh. It offers exactly the tools,
- * resources, prompts and completions the scenarios call; see SCENARIOS.md.
+ * The server the official conformance suite (`@modelcontextprotocol/conformance server`) is
+ * run against by scripts/conformance.sh: suite 0.1.16 with `--suite all` (2025-11-25 over the
+ * handshake) and suite 0.2.0-alpha.12 with `--suite all --spec-version 2026-07-28`
+ * (stateless). It offers exactly the tools, resources, prompts and completions the
+ * scenarios call; see SCENARIOS.md. ConformanceTools comes first: http-header-validation
+ * calls the first listed tool with no arguments.
  */
 export function createConformanceServer(): McpServer {
-  return new McpServer({
+  const server = new McpServer({
     name: 'typemcp-conformance-server',
     version: '0.1.0',
     title: 'TypeMCP conformance server',
     instructions: 'Fixtures for the MCP conformance suite; not useful to a model.',
-    providers: [ConformanceTools, ConformanceResources, ConformancePrompts],
+    providers: [ConformanceTools, InputRequiredTools, StatelessTools, ConformanceResources, ConformancePrompts],
   });
+  // test_trigger_tool_change and test_trigger_prompt_change change this server's lists.
+  return changeListsOf(server);
 }

@@ -5,7 +5,7 @@
  */
 import { InMemoryTransport } from '@typemcp/core';
 import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectSdkClient } from '../../../test-support/sdkClient';
 import type { RecordingTransport } from '../../../test-support/recordingTransport';
@@ -25,8 +25,9 @@ describe('the conformance server', () => {
     await createConformanceServer().connect(serverSide);
     ({ client, recorder } = await connectSdkClient(clientSide as unknown as SdkTransport, {
       protocolVersion: VERSION,
-      capabilities: { sampling: {}, elicitation: {} },
+      capabilities: { sampling: {}, elicitation: {}, roots: {} },
     }));
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///test/root', name: 'Test Root' }] }));
     client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
       samplings.push(request.params);
       return { role: 'assistant', content: { type: 'text', text: 'This is a test response from the client' }, model: 'test-model', stopReason: 'endTurn' };
@@ -39,6 +40,12 @@ describe('the conformance server', () => {
         'Please select options from the enum fields': {
           untitledSingle: 'option1', titledSingle: 'value1', legacyEnum: 'opt1', untitledMulti: ['option1', 'option2'], titledMulti: ['value1', 'value2'],
         },
+        'What is your name?': { name: 'Alice' },
+        'Step 1: What is your name?': { name: 'Alice' },
+        'Step 2: What is your favorite color?': { color: 'blue' },
+        'Please confirm': { ok: true },
+        'Please confirm to continue': { ok: true },
+        'What context should the prompt use?': { context: 'test context' },
       };
       return { action: 'accept', content: answers[request.params.message] };
     });
@@ -52,16 +59,26 @@ describe('the conformance server', () => {
   it('lists what the scenarios call, each with a description', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
-      'json_schema_2020_12_tool', 'test_audio_content', 'test_elicitation', 'test_elicitation_sep1034_defaults',
+      'json_schema_2020_12_tool', 'test_audio_content', 'test_custom_headers', 'test_elicitation', 'test_elicitation_sep1034_defaults',
       'test_elicitation_sep1330_enums', 'test_embedded_resource', 'test_error_handling', 'test_image_content',
-      'test_multiple_content_types', 'test_reconnection', 'test_sampling', 'test_simple_text',
-      'test_tool_with_logging', 'test_tool_with_progress',
+      'test_input_required_result_capabilities', 'test_input_required_result_elicitation', 'test_input_required_result_list_roots',
+      'test_input_required_result_multi_round', 'test_input_required_result_multiple_inputs', 'test_input_required_result_request_state',
+      'test_input_required_result_sampling', 'test_input_required_result_tampered_state', 'test_logging_tool', 'test_missing_capability',
+      'test_multiple_content_types', 'test_reconnection', 'test_sampling', 'test_simple_text', 'test_streaming_elicitation',
+      'test_toggled_tool', 'test_tool_with_logging', 'test_tool_with_progress', 'test_trigger_prompt_change', 'test_trigger_tool_change',
     ]);
     for (const tool of tools) expect(tool.description).toBeTruthy();
+    // http-header-validation calls the first listed tool with no arguments.
+    expect(tools[0].name).toBe('test_simple_text');
+    // http-custom-header-server-validation looks for a string property with "x-mcp-header".
+    expect(tools.find((t) => t.name === 'test_custom_headers')?.inputSchema.properties).toMatchObject({
+      region: { type: 'string', 'x-mcp-header': 'Region' },
+    });
 
     const { prompts } = await client.listPrompts();
     expect(prompts.map((p) => p.name).sort()).toEqual([
-      'test_prompt_with_arguments', 'test_prompt_with_embedded_resource', 'test_prompt_with_image', 'test_simple_prompt',
+      'test_input_required_result_prompt', 'test_prompt_with_arguments', 'test_prompt_with_embedded_resource', 'test_prompt_with_image',
+      'test_simple_prompt', 'test_toggled_prompt',
     ]);
     for (const prompt of prompts) expect(prompt.description).toBeTruthy();
 
@@ -167,5 +184,41 @@ describe('the conformance server', () => {
     const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'test_prompt_with_arguments' }, argument: { name: 'arg1', value: 'par' } });
     expect(completion.completion).toEqual({ values: ['paris', 'park', 'party'], total: 3, hasMore: false });
     expect(await client.ping()).toEqual({});
+  });
+
+  // Over the handshake the input_required fixtures ask the client directly; the same code
+  // answers 2026-07-28 requests with input_required results (scripts/conformance.sh).
+  it('serves the input_required fixtures to a 2025-11-25 client by asking it', async () => {
+    const text = async (name: string) => ((await client.callTool({ name, arguments: {} })).content as Array<{ text: string }>)[0].text;
+    expect(await text('test_input_required_result_elicitation')).toBe('Hello, Alice!');
+    expect(await text('test_input_required_result_sampling')).toBe('LLM response: This is a test response from the client');
+    expect(samplings.at(-1)).toMatchObject({ messages: [{ content: { text: 'What is the capital of France?' } }], maxTokens: 100 });
+    expect(await text('test_input_required_result_list_roots')).toBe('Client roots: file:///test/root (Test Root)');
+    expect(await text('test_input_required_result_request_state')).toContain('state-ok');
+    expect(await text('test_input_required_result_multiple_inputs')).toBe(
+      'Name: Alice\nGreeting: This is a test response from the client\nRoots: file:///test/root (Test Root)',
+    );
+    expect(await text('test_input_required_result_multi_round')).toBe('Name: Alice; favorite color: blue');
+    expect(await text('test_input_required_result_tampered_state')).toBe('Confirmed: true');
+    expect(await text('test_input_required_result_capabilities')).toBe('LLM response: This is a test response from the client\nName: Alice');
+    expect(await text('test_streaming_elicitation')).toBe('Confirmed: true');
+    expect(await text('test_missing_capability')).toBe('LLM response: This is a test response from the client');
+    expect(await text('test_custom_headers')).toBeDefined();
+
+    const prompt = await client.getPrompt({ name: 'test_input_required_result_prompt' });
+    expect(prompt.messages[0].content).toEqual({ type: 'text', text: 'Context: test context' });
+  });
+
+  it('changes its tool and prompt lists on request', async () => {
+    const toolNames = async () => (await client.listTools()).tools.map((t) => t.name);
+    const promptNames = async () => (await client.listPrompts()).prompts.map((p) => p.name);
+    await client.callTool({ name: 'test_trigger_tool_change', arguments: {} });
+    expect(await toolNames()).not.toContain('test_toggled_tool');
+    await client.callTool({ name: 'test_trigger_tool_change', arguments: {} });
+    expect(await toolNames()).toContain('test_toggled_tool');
+    await client.callTool({ name: 'test_trigger_prompt_change', arguments: {} });
+    expect(await promptNames()).not.toContain('test_toggled_prompt');
+    await client.callTool({ name: 'test_trigger_prompt_change', arguments: {} });
+    expect(await promptNames()).toContain('test_toggled_prompt');
   });
 });

@@ -235,14 +235,3 @@ describe('the era of a request', () => {
     await early.close();
   });
 });
-    const client = await track(RawClient.initialized(server, '2025-06-18'), '2025-06-18');
-    for (const named of ['2025-11-25', '2026-07-28', 42]) {
-      const { result } = await client.request('tools/call', { name: 'version', _meta: { 'io.modelcontextprotocol/protocolVersion': named } });
-      expect(result).toEqual({ content: [{ type: 'text', text: '2025-06-18 session' }] });
-    }
-    // A request naming a version is still refused before the handshake.
-    const early = await track(RawClient.connect(server), '2025-06-18');
-    const refused = await early.request('tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2025-06-18' } });
-    expect(refused.error).toMatchObject({ code: -32600, message: 'Server not initialized: send "initialize" before "tools/list"' });
-  });
-});

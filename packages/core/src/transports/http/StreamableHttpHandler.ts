@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpError } from '../../errors';
-import { HANDSHAKE_VERSIONS, isModernVersion, isServedVersion, VERSION_WITHOUT_HEADER } from '../../protocol';
+import { HANDSHAKE_VERSIONS, isModernVersion, isServedVersion, PROTOCOL_VERSION_META, VERSION_WITHOUT_HEADER } from '../../protocol';
 import type { RequestId } from '../../protocol';
 import type { Transport } from '../../protocol';
 import { InMemoryEventStore } from './EventStore';
@@ -181,7 +181,7 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     const bodyVersion = requestedVersion(params);
     try {
       if (bodyVersion === undefined) {
-        throw new McpError(-32602, 'Invalid params: a 2026-07-28 request names its version in _meta["io.modelcontextprotocol/protocolVersion"]');
+        throw new McpError(-32602, `Invalid params: a 2026-07-28 request names its version in _meta["${PROTOCOL_VERSION_META}"]`);
       }
       const tool = method === 'tools/call' && typeof params.name === 'string' ? params.name : undefined;
       checkMirroredHeaders(req, { method, params }, String(bodyVersion), tool === undefined ? [] : host.headerParams(tool));
