@@ -50,7 +50,8 @@ class ModernTools {
       ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Greet' } }], maxTokens: 20 }, { key: 'greeting' }),
       ctx.roots({ key: 'client_roots' }),
     ]);
-    const text = sampled.content.type === 'text' ? sampled.content.text : '';
+    const content = Array.isArray(sampled.content) ? sampled.content[0] : sampled.content;
+    const text = content?.type === 'text' ? content.text : '';
     return `${name.action === 'accept' ? name.content.name : '-'} / ${text} / ${roots.map((r) => r.uri).join(',')}`;
   }
 

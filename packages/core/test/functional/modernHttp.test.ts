@@ -77,7 +77,7 @@ async function post(id: number | string | undefined, method: string, params: Rec
       .filter((line): line is string => line !== undefined)
       .map((line) => JSON.parse(line.slice(6)));
   } else if (type.includes('application/json')) {
-    messages = [await response.json()];
+    messages = [(await response.json()) as Record<string, any>];
   }
   for (const message of messages) received.push({ message, requestMethod: 'method' in message ? undefined : method });
   return { status: response.status, type, messages, last: messages[messages.length - 1] };
@@ -102,7 +102,7 @@ describe('Streamable HTTP, protocol 2026-07-28', () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('mcp-session-id')).toBeNull();
-    expect((await response.json()).result.tools).toHaveLength(3);
+    expect(((await response.json()) as Record<string, any>).result.tools).toHaveLength(3);
   });
 
   it.each([
@@ -213,6 +213,6 @@ describe('Streamable HTTP, protocol 2026-07-28', () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('mcp-session-id')).toMatch(/\w/);
-    expect((await response.json()).result.protocolVersion).toBe('2025-11-25');
+    expect(((await response.json()) as Record<string, any>).result.protocolVersion).toBe('2025-11-25');
   });
 });
