@@ -44,10 +44,10 @@ export function resourceHandlers(host: FeatureHost): Record<string, MethodHandle
   const read: MethodHandler = async (params, ctx) => {
     const uri = requireUri(params, 'resources/read');
     const fixed = resources.get(uri);
-    if (fixed) return { contents: await readFrom(host, fixed, uri, [ctx], ctx) };
+    if (fixed) return withCacheHint(fixed, { contents: await readFrom(host, fixed, uri, [ctx], ctx) }, ctx);
     for (const template of templates.list()) {
       const variables = template.template!.match(uri);
-      if (variables) return { contents: await readFrom(host, template, uri, [variables, ctx], ctx) };
+      if (variables) return withCacheHint(template, { contents: await readFrom(host, template, uri, [variables, ctx], ctx) }, ctx);
     }
     throw resourceNotFound(uri);
   };
@@ -115,4 +115,13 @@ async function enumerateTemplates(host: FeatureHost, ctx: Context): Promise<Reco
     }
   }
   return listed;
+}
+
+/** A resource's own caching hint (2026-07-28), where it has one; the server's fills the rest. */
+function withCacheHint(resource: RegisteredResource, result: Record<string, unknown>, ctx: Context): Record<string, unknown> {
+  const cache = resource.definition.options.cache;
+  if (!cache || !featuresOf(ctx.protocolVersion).resultTypes) return result;
+  if (cache.ttlMs !== undefined) result.ttlMs = cache.ttlMs;
+  if (cache.cacheScope !== undefined) result.cacheScope = cache.cacheScope;
+  return result;
 }

@@ -101,6 +101,12 @@ export interface ResourceOptions {
    * resources (`ResourceListing[]`) to show in `resources/list`.
    */
   list?: string;
+  /**
+   * Protocol 2026-07-28: the caching hint of this resource's `resources/read` results,
+   * instead of the server's (`cacheHints`). `ttlMs` is how long a client may reuse a read;
+   * `cacheScope: 'public'` lets shared caches keep it, `'private'` only the same caller.
+   */
+  cache?: { ttlMs?: number; cacheScope?: 'public' | 'private' };
 }
 
 export interface ResourceDefinition {

@@ -32,6 +32,14 @@ export function buildResource(definition: ResourceDefinition, provider: Construc
       throw new DefinitionError('INVALID_OPTION', `${where}: list: "${options.list}" must name a method of ${provider.name}`);
     }
   }
+  const cache = options.cache;
+  if (cache !== undefined) {
+    const ttlOk = cache.ttlMs === undefined || (Number.isInteger(cache.ttlMs) && cache.ttlMs >= 0);
+    const scopeOk = cache.cacheScope === undefined || cache.cacheScope === 'public' || cache.cacheScope === 'private';
+    if (typeof cache !== 'object' || cache === null || !ttlOk || !scopeOk) {
+      throw new DefinitionError('INVALID_OPTION', `${where}: cache needs an integer ttlMs >= 0 and a cacheScope of "public" or "private"`);
+    }
+  }
   const name = options.name ?? methodName;
   const listing = perVersion((version) => {
     const entry: Record<string, unknown> = template ? { uriTemplate: options.uri, name } : { uri: options.uri, name };

@@ -79,6 +79,11 @@ class ModernTools {
     return 'one';
   }
 
+  @Resource({ uri: 'memo://cached', mimeType: 'text/plain', cache: { ttlMs: 30_000, cacheScope: 'public' } })
+  cached(): string {
+    return 'cached';
+  }
+
   @Prompt({ description: 'Asks for context first' })
   async contextual(ctx: Context): Promise<string> {
     const answer = await ctx.elicit('Which context?', NameForm, { key: 'user_context' });
@@ -191,7 +196,26 @@ describe('2026-07-28 request _meta', () => {
     expect(call.result.ttlMs).toBeUndefined();
   });
 
+  it('takes a resource\'s own caching hint over the server\'s, in 2026-07-28 reads only', async () => {
+    const client = await connect({ cacheHints: { 'resources/read': { ttlMs: 5 } } });
+    const modern = await client.request('resources/read', { uri: 'memo://cached', _meta: meta() });
+    expect(modern.result).toMatchObject({ ttlMs: 30_000, cacheScope: 'public' });
+    const other = await client.request('resources/read', { uri: 'memo://one', _meta: meta() });
+    expect(other.result).toMatchObject({ ttlMs: 5, cacheScope: 'private' });
+    const legacy = await RawClient.initialized(servers[0]);
+    const old = await legacy.request('resources/read', { uri: 'memo://cached' });
+    expect(old.result).toEqual({ contents: [{ uri: 'memo://cached', mimeType: 'text/plain', text: 'cached' }] });
+    await legacy.close();
+  });
+
   it('refuses invalid cache hints at construction', () => {
+    class BadCache {
+      @Resource({ uri: 'memo://bad', cache: { ttlMs: 1.5 } })
+      bad(): string {
+        return '';
+      }
+    }
+    expect(() => new McpServer({ name: 'x', version: '1', providers: [BadCache] })).toThrow(/BadCache\.bad: cache needs an integer ttlMs/);
     expect(() => new McpServer({ name: 'x', version: '1', cacheHints: { 'tools/list': { ttlMs: -1 } } })).toThrow(/cacheHints\["tools\/list"\]/);
     expect(() => new McpServer({ name: 'x', version: '1', requestState: { secret: 'short' } })).toThrow(/requestState\.secret/);
   });

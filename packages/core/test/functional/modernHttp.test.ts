@@ -205,6 +205,28 @@ describe('Streamable HTTP, protocol 2026-07-28', () => {
     controller.abort();
   });
 
+  it('writes SSE comments on a quiet listen stream, at keepAliveMs', async () => {
+    const quiet = new McpServer({ name: 'quiet', version: '1', providers: [HttpTools] });
+    const address = await quiet.listen({ transport: 'http', port: 0, handleSignals: false, keepAliveMs: 20 });
+    const controller = new AbortController();
+    try {
+      const response = await fetch(address.url, {
+        method: 'POST',
+        signal: controller.signal,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...standardHeaders('subscriptions/listen', {}) },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'subscriptions/listen', params: { _meta: meta(), notifications: { toolsListChanged: true } } }),
+      });
+      const reader = response.body!.getReader();
+      let text = '';
+      while (!text.includes(':\n\n')) text += Buffer.from((await reader.read()).value!).toString();
+      expect(text.indexOf('notifications/subscriptions/acknowledged')).toBeLessThan(text.indexOf(':\n\n'));
+    } finally {
+      controller.abort();
+      await quiet.close();
+    }
+    expect(() => new McpServer({ name: 'x', version: '1' }).httpHandler({ keepAliveMs: 0 })).toThrow(/keepAliveMs must be a positive integer/);
+  });
+
   it('still serves handshake sessions on the same endpoint', async () => {
     const response = await fetch(url, {
       method: 'POST',

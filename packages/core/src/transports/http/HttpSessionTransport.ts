@@ -14,6 +14,7 @@ class Exchange {
   private readonly waiting: Set<RequestId>;
   private readonly answers: JsonRpcMessage[] = [];
   private stream: SseStream | undefined;
+  private keepAlive: NodeJS.Timeout | undefined;
   private done = false;
 
   constructor(
@@ -25,6 +26,7 @@ class Exchange {
     private readonly streamPrefix: string,
     private readonly onDone: (exchange: Exchange) => void,
     private readonly answerStatus: ((errorCode: number) => number) | undefined,
+    private readonly keepAliveMs: number | undefined,
   ) {
     this.waiting = new Set(requestIds);
   }
@@ -62,6 +64,7 @@ class Exchange {
   abort(): void {
     if (this.done) return;
     this.done = true;
+    clearInterval(this.keepAlive);
     this.stream?.end();
     if (!this.stream && !this.res.headersSent) {
       this.res.writeHead(503, { 'content-type': 'application/json', ...this.headers });
@@ -75,10 +78,16 @@ class Exchange {
     this.stream = new SseStream(`${this.streamPrefix}${randomUUID()}`, this.eventStore);
     this.stream.attach(this.res, this.headers);
     for (const earlier of this.answers.splice(0)) this.stream.send(earlier);
+    if (this.keepAliveMs !== undefined) {
+      const stream = this.stream;
+      this.keepAlive = setInterval(() => stream.comment(), this.keepAliveMs);
+      this.keepAlive.unref();
+    }
   }
 
   private finish(): void {
     this.done = true;
+    clearInterval(this.keepAlive);
     if (this.stream) {
       this.stream.end();
     } else if (!this.res.writableEnded) {
@@ -116,6 +125,8 @@ export class HttpSessionTransport implements Transport {
     private readonly options: {
       /** The HTTP status of a JSON answer that is an error (2026-07-28 maps codes to 400/404); 200 without. */
       answerStatus?: (errorCode: number) => number;
+      /** Writes an SSE comment this often on a response stream (long `subscriptions/listen` streams). */
+      keepAliveMs?: number;
     } = {},
   ) {}
 
@@ -151,6 +162,7 @@ export class HttpSessionTransport implements Transport {
         answered();
       },
       this.options.answerStatus,
+      this.options.keepAliveMs,
     );
     this.exchanges.add(exchange);
     this.delivering = exchange;

@@ -72,6 +72,12 @@ export class SseStream {
     res.write(`${eventId === undefined ? '' : `id: ${eventId}\n`}event: message\ndata: ${JSON.stringify(message)}\n\n`);
   }
 
+  /** Writes an SSE comment, which clients ignore: keeps quiet streams open through proxies. */
+  comment(): void {
+    const res = this.response;
+    if (res && !res.writableEnded && !this.closed) res.write(':\n\n');
+  }
+
   /** Writes a raw SSE event (the legacy transport's `endpoint` event). */
   writeRaw(event: string, data: string): void {
     this.response?.write(`event: ${event}\ndata: ${data}\n\n`);

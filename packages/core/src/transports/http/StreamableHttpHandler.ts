@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { McpError } from '../../errors';
+import { DefinitionError, McpError } from '../../errors';
 import { HANDSHAKE_VERSIONS, isModernVersion, isServedVersion, PROTOCOL_VERSION_META, VERSION_WITHOUT_HEADER } from '../../protocol';
 import type { RequestId } from '../../protocol';
 import type { Transport } from '../../protocol';
@@ -40,6 +40,11 @@ export interface HttpHandlerOptions extends HttpSecurityOptions {
   sessionIdleTimeoutMs?: number;
   /** Where SSE events are kept for `Last-Event-ID` resumption; `false` turns resumption off. */
   eventStore?: EventStore | false;
+  /**
+   * Protocol 2026-07-28: an SSE comment is written this often on a response stream (default
+   * 15 s), so a quiet `subscriptions/listen` stream survives proxies and client idle timeouts.
+   */
+  keepAliveMs?: number;
 }
 
 /** A Node `(req, res)` handler; `parsedBody` is for frameworks that already parsed JSON. */
@@ -57,6 +62,10 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
   const idleMs = options.sessionIdleTimeoutMs ?? 30 * 60_000;
+  const keepAliveMs = options.keepAliveMs ?? 15_000;
+  if (!(Number.isInteger(keepAliveMs) && keepAliveMs > 0)) {
+    throw new DefinitionError('INVALID_OPTION', `keepAliveMs must be a positive integer of milliseconds, not ${String(options.keepAliveMs)}`);
+  }
   const legacy = options.legacySse === false ? undefined : new LegacySseSessions(host, options.legacySse ?? {});
   let closing = false;
   let inFlight = 0;
@@ -196,7 +205,7 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
       res.writeHead(202).end();
       return;
     }
-    const transport = new HttpSessionTransport(undefined, undefined, undefined, { answerStatus: statusOfError });
+    const transport = new HttpSessionTransport(undefined, undefined, undefined, { answerStatus: statusOfError, keepAliveMs });
     await host.connect(transport);
     res.on('close', () => void transport.close());
     await transport.deliverRequests(message, [id], res, { 'x-accel-buffering': 'no' });
