@@ -12,6 +12,7 @@ export type {
   ToolsControl,
   PromptsControl,
   ResourcesControl,
+  CacheableMethod,
 } from './server';
 export { Context } from './runtime';
 export type {
@@ -103,7 +104,7 @@ export type {
   JsonRpcErrorObject,
   OutgoingMessage,
 } from './protocol';
-export type { Session, RequestScope, ClientCapabilities, Implementation, LoggingLevel } from './session';
+export type { Session, RequestScope, ClientCapabilities, Implementation, LoggingLevel, CacheHint } from './session';
 export { schemaForDto } from './schema';
 export { UriTemplate } from './uri';
 export type { UriVariables } from './uri';

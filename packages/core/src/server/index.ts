@@ -10,4 +10,5 @@ export type {
   ToolsControl,
   PromptsControl,
   ResourcesControl,
+  CacheableMethod,
 } from './McpServer';
