@@ -1,4 +1,4 @@
-import { LATEST_HANDSHAKE_VERSION } from '@typemcp/core';
+import { LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS } from '@typemcp/core';
 import type { ClientCapabilities, Implementation, LoggingLevel, Transport } from '@typemcp/core';
 import { McpRequestError, SchemaViolationError } from './errors';
 import { isClientRequestMethod, validateServerMessage } from './schemaCheck';
@@ -14,8 +14,10 @@ import type {
   ListedResourceTemplate,
   ListedTool,
   ReadResourceResult,
+  ListenFilter,
   ReceivedNotification,
   RequestOptions,
+  Subscription,
   TestClientOptions,
 } from './types';
 
@@ -26,6 +28,9 @@ interface PendingRequest {
   cleanup: () => void;
 }
 
+/** Rounds of `input_required` a request may take before the client gives up on it. */
+const MAX_INPUT_ROUNDS = 10;
+
 /** Pages a list helper follows before deciding the server's cursors never end. */
 const MAX_PAGES = 10_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -33,7 +38,10 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 /**
  * An MCP client for tests: it performs the initialize handshake over any transport, answers
  * the server's requests with the fakes it was given, and checks every message the server
- * sends against the official schema of the negotiated revision.
+ * sends against the official schema of the negotiated revision. At protocol 2026-07-28 there
+ * is no handshake: it discovers the server with `server/discover`, sends `_meta` with every
+ * request, and answers `input_required` results with the same fakes, retrying until the
+ * request completes.
  */
 export class TestClient {
   /** Every notification the server sent, in order. */
@@ -49,6 +57,8 @@ export class TestClient {
   private readonly unreported: string[] = [];
   private closed = false;
   private onClose: (() => Promise<void>) | undefined;
+  /** 2026-07-28: the log level sent in every request's `_meta` once setLogLevel was called. */
+  private logLevel: LoggingLevel | undefined;
 
   private constructor(
     private readonly transport: Transport,
@@ -89,12 +99,52 @@ export class TestClient {
     return (await this.request('resources/read', { uri })) as ReadResourceResult;
   }
 
+  /** True when the client speaks a revision without a handshake (2026-07-28). */
+  get stateless(): boolean {
+    return (MODERN_VERSIONS as readonly string[]).includes(this.protocolVersion);
+  }
+
   async subscribe(uri: string): Promise<void> {
+    if (this.stateless) throw new Error(`resources/subscribe does not exist in ${this.protocolVersion}: use listen({ resourceSubscriptions: [uri] })`);
     await this.request('resources/subscribe', { uri });
   }
 
   async unsubscribe(uri: string): Promise<void> {
+    if (this.stateless) throw new Error(`resources/unsubscribe does not exist in ${this.protocolVersion}: close the listen stream instead`);
     await this.request('resources/unsubscribe', { uri });
+  }
+
+  /**
+   * 2026-07-28: opens a `subscriptions/listen` stream and resolves once the server acknowledged
+   * it, with the filter it honours. Its notifications arrive like any other (onNotification,
+   * nextNotification, `notifications`); `close()` cancels the stream.
+   */
+  async listen(filter: ListenFilter): Promise<Subscription> {
+    if (!this.stateless) throw new Error(`subscriptions/listen needs protocol 2026-07-28; this client speaks ${this.protocolVersion}`);
+    const id = this.nextId;
+    const acknowledged = new Promise<JsonObject | undefined>((resolve) => {
+      const stop = this.onNotification('notifications/subscriptions/acknowledged', (params) => {
+        const meta = params?._meta as JsonObject | undefined;
+        if (meta?.['io.modelcontextprotocol/subscriptionId'] !== id) return;
+        stop();
+        resolve(params);
+      });
+    });
+    const ended = this.sendRequest('subscriptions/listen', { notifications: filter }, { timeoutMs: 2 ** 31 - 1 });
+    const ack = await Promise.race([acknowledged, ended.then(() => undefined)]);
+    if (!ack) throw new Error('The server ended subscriptions/listen before acknowledging it');
+    ended.catch(() => undefined);
+    return {
+      honoured: (ack.notifications as ListenFilter | undefined) ?? {},
+      ended: ended.then(
+        () => 'graceful' as const,
+        () => 'closed' as const,
+      ),
+      close: async () => {
+        this.cancelPending(id, 'subscription closed');
+        await this.notify('notifications/cancelled', { requestId: id, reason: 'subscription closed' });
+      },
+    };
   }
 
   async listPrompts(): Promise<ListedPrompt[]> {
@@ -113,21 +163,48 @@ export class TestClient {
     return (await this.request('completion/complete', context === undefined ? { ref, argument } : { ref, argument, context })) as CompleteResult;
   }
 
+  /** The log level: `logging/setLevel`, or at 2026-07-28 the level sent in every request's `_meta`. */
   async setLogLevel(level: LoggingLevel): Promise<void> {
+    if (this.stateless) {
+      this.logLevel = level;
+      return;
+    }
     await this.request('logging/setLevel', { level });
   }
 
-  /** Any request; resolves with its result, rejects with McpRequestError on a JSON-RPC error. */
-  request(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<JsonObject> {
+  /**
+   * Any request; resolves with its result, rejects with McpRequestError on a JSON-RPC error.
+   * At 2026-07-28 an `input_required` result is answered with the fakes and the request sent
+   * again, until it completes.
+   */
+  async request(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<JsonObject> {
+    if (!this.stateless) return this.sendRequest(method, params, options);
+    let body = params;
+    for (let round = 1; ; round++) {
+      const result = await this.sendRequest(method, body, options);
+      if (result.resultType !== 'input_required') return result;
+      if (round === MAX_INPUT_ROUNDS) throw new Error(`${method} still asked for input after ${MAX_INPUT_ROUNDS} rounds`);
+      const inputResponses: JsonObject = {};
+      for (const [key, question] of Object.entries((result.inputRequests as Record<string, JsonObject> | undefined) ?? {})) {
+        const handler = this.handlerFor(String(question.method));
+        if (!handler) throw new Error(`${method} asked for ${String(question.method)} (input "${key}"), and the test client has no fake for it${FAKE_HINTS[String(question.method)] ?? ''}`);
+        inputResponses[key] = await handler((question.params as JsonObject | undefined) ?? {});
+      }
+      body = { ...params, inputResponses };
+      if (result.requestState !== undefined) body.requestState = result.requestState;
+    }
+  }
+
+  private sendRequest(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<JsonObject> {
     const violations = this.takeViolations();
     if (violations) return Promise.reject(violations);
     if (this.closed) return Promise.reject(new Error(`Cannot send ${method}: the test client is closed`));
     const id = this.nextId++;
-    let body = params;
+    let body = this.stateless ? this.withMeta(params) : params;
     const cleanups: Array<() => void> = [];
     if (options.onprogress) {
       const onprogress = options.onprogress;
-      body = { ...params, _meta: { ...(params?._meta as JsonObject | undefined), progressToken: id } };
+      body = { ...body, _meta: { ...(body?._meta as JsonObject | undefined), progressToken: id } };
       cleanups.push(
         this.onNotification('notifications/progress', (p) => {
           if (p?.progressToken !== id) return;
@@ -210,6 +287,7 @@ export class TestClient {
       this.failPending(new Error('The connection to the server closed'));
     };
     await this.transport.start();
+    if (this.stateless) return this.discover();
     const result = await this.request('initialize', {
       protocolVersion: this.protocolVersion,
       capabilities: this.capabilities(),
@@ -223,6 +301,38 @@ export class TestClient {
     this.serverCapabilities = (result.capabilities as JsonObject) ?? {};
     this.instructions = result.instructions as string | undefined;
     await this.notify('notifications/initialized');
+  }
+
+  /** 2026-07-28: what `initialize` told in the handshake era, from `server/discover`. */
+  private async discover(): Promise<void> {
+    const result = await this.request('server/discover');
+    const supported = (result.supportedVersions as string[] | undefined) ?? [];
+    if (!supported.includes(this.protocolVersion)) {
+      await this.close().catch(() => undefined);
+      throw new Error(`Asked the server for protocol ${this.protocolVersion} but it serves ${supported.join(', ') || 'none'}`);
+    }
+    this.serverInfo = (result._meta as JsonObject | undefined)?.['io.modelcontextprotocol/serverInfo'] as Implementation;
+    this.serverCapabilities = (result.capabilities as JsonObject) ?? {};
+    this.instructions = result.instructions as string | undefined;
+  }
+
+  /** The per-request `_meta` of 2026-07-28, under what the caller put there. */
+  private withMeta(params: JsonObject | undefined): JsonObject {
+    const meta: JsonObject = {
+      'io.modelcontextprotocol/protocolVersion': this.protocolVersion,
+      'io.modelcontextprotocol/clientCapabilities': this.capabilities() as JsonObject,
+      'io.modelcontextprotocol/clientInfo': (this.options.clientInfo ?? { name: 'typemcp-test-client', version: '0.0.0' }) as JsonObject,
+    };
+    if (this.logLevel !== undefined) meta['io.modelcontextprotocol/logLevel'] = this.logLevel;
+    return { ...params, _meta: { ...meta, ...(params?._meta as JsonObject | undefined) } };
+  }
+
+  /** Stops waiting for a request without an error (a listen stream the test closed). */
+  private cancelPending(id: number, reason: string): void {
+    const pending = this.pending.get(id);
+    if (!pending) return;
+    this.settle(id);
+    pending.reject(new Error(`${pending.method} was cancelled: ${reason}`));
   }
 
   private capabilities(): ClientCapabilities {

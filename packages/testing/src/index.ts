@@ -32,4 +32,6 @@ export type {
   GetPromptResult,
   CompletionReference,
   CompleteResult,
+  ListenFilter,
+  Subscription,
 } from './types';

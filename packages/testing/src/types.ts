@@ -1,4 +1,4 @@
-import type { HANDSHAKE_VERSIONS, Implementation, Root, SamplingMessage } from '@typemcp/core';
+import type { HANDSHAKE_VERSIONS, Implementation, MODERN_VERSIONS, Root, SamplingMessage } from '@typemcp/core';
 
 /** The JSON the server answered with; helpers narrow it to the documented fields. */
 export type JsonObject = Record<string, unknown>;
@@ -113,12 +113,32 @@ export interface ElicitationRequestParams extends JsonObject {
   elicitationId?: string;
 }
 
+/** What a `subscriptions/listen` stream asks for (2026-07-28). */
+export interface ListenFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  resourceSubscriptions?: string[];
+}
+
+/** An open `subscriptions/listen` stream. */
+export interface Subscription {
+  /** The part of the filter the server agreed to honour. */
+  readonly honoured: ListenFilter;
+  /** Resolves when the stream ends: `graceful` when the server ended it with a result, `closed` otherwise. */
+  readonly ended: Promise<'graceful' | 'closed'>;
+  /** Cancels the stream. */
+  close(): Promise<void>;
+}
+
 export interface TestClientOptions {
   /**
-   * Protocol version to ask for in `initialize`; default: the latest handshake version. Any other
-   * string is sent as given (to test how a server answers a version it does not serve).
+   * Protocol version; default: the latest handshake version, asked for in `initialize`.
+   * `'2026-07-28'` speaks that revision: no handshake, `_meta` on every request, `input_required`
+   * answered with the fakes. Any other string is sent as given (to test how a server answers a
+   * version it does not serve).
    */
-  protocolVersion?: (typeof HANDSHAKE_VERSIONS)[number] | (string & {});
+  protocolVersion?: (typeof HANDSHAKE_VERSIONS)[number] | (typeof MODERN_VERSIONS)[number] | (string & {});
   /** Default `{ name: 'typemcp-test-client', version: '0.0.0' }`. */
   clientInfo?: Implementation;
   /** Fake for `sampling/createMessage`; declares the sampling capability (with tools from 2025-11-25). */

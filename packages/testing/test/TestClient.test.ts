@@ -574,3 +574,85 @@ describe('pagination', () => {
     await client.close();
   });
 });
+
+describe('protocol 2026-07-28 (no handshake)', () => {
+  const modern = { protocolVersion: '2026-07-28' } as const;
+
+  it('discovers the server instead of initializing, and sends _meta with every request', async () => {
+    const server = new McpServer({ name: 'modern', version: '2.0.0', instructions: 'Stateless', providers: [Everything] });
+    const client = await createTestClient(server, { ...modern, elicitation: () => ({ action: 'decline' }) });
+    expect(client.stateless).toBe(true);
+    expect(client.serverInfo).toEqual({ name: 'modern', version: '2.0.0' });
+    expect(client.instructions).toBe('Stateless');
+    expect(client.serverCapabilities).toMatchObject({ tools: { listChanged: true } });
+    expect(server.sessions.every((s) => s.state === 'awaiting-initialize')).toBe(true);
+    expect(JSON.parse(text(await client.callTool('declared')))).toEqual({ elicitation: { form: {}, url: {} } });
+    expect((await client.callTool('echo', { text: 'modern' })).resultType).toBe('complete');
+    await client.close();
+    await server.close();
+  });
+
+  it('answers input_required with the fakes and retries until the call completes', async () => {
+    const asked: string[] = [];
+    const client = await createTestClient([Everything], {
+      ...modern,
+      elicitation: (params) => {
+        asked.push(params.message);
+        return { action: 'accept', content: { colour: 'teal' } };
+      },
+      sampling: () => ({ role: 'assistant', content: { type: 'text', text: 'hi there' }, model: 'fake', stopReason: 'endTurn' }),
+      roots: [{ uri: 'file:///a' }, { uri: 'file:///b' }],
+    });
+    expect(text(await client.callTool('favourite'))).toBe('teal');
+    expect(asked).toEqual(['Favourite colour?']);
+    expect(text(await client.callTool('ask'))).toBe('hi there');
+    expect(text(await client.callTool('where'))).toBe('file:///a file:///b');
+    await client.close();
+  });
+
+  it('declares only what it has fakes for: the server answers -32021 for the rest', async () => {
+    const client = await createTestClient([Everything], { ...modern, elicitation: () => ({ action: 'cancel' }) });
+    await expect(client.callTool('ask')).rejects.toMatchObject({ code: -32021, data: { requiredCapabilities: { sampling: {} } } });
+    await client.close();
+  });
+
+  it('sends the log level in _meta, and logs arrive only then', async () => {
+    class Chatty {
+      @Tool({ description: 'Logs' })
+      talk(ctx: Context): string {
+        ctx.log.warning('careful');
+        return 'said';
+      }
+    }
+    const client = await createTestClient([Chatty], modern);
+    await client.callTool('talk');
+    expect(client.notifications.filter((n) => n.method === 'notifications/message')).toEqual([]);
+    await client.setLogLevel('info');
+    await client.callTool('talk');
+    expect(client.notifications.filter((n) => n.method === 'notifications/message').map((n) => n.params?.data)).toEqual(['careful']);
+    await client.close();
+  });
+
+  it('listens for changes with subscriptions/listen; resources/subscribe is refused', async () => {
+    const server = new McpServer({ name: 'changes', version: '1', providers: [Everything] });
+    const client = await createTestClient(server, modern);
+    await expect(client.subscribe('mem://fixed')).rejects.toThrow(/use listen/);
+    const subscription = await client.listen({ toolsListChanged: true, resourceSubscriptions: ['mem://fixed'] });
+    expect(subscription.honoured).toEqual({ toolsListChanged: true, resourceSubscriptions: ['mem://fixed'] });
+    const changed = client.nextNotification('notifications/tools/list_changed');
+    server.tools.disable('broken');
+    expect((await changed)?._meta).toEqual({ 'io.modelcontextprotocol/subscriptionId': expect.any(Number) });
+    server.resources.notifyUpdated('mem://fixed');
+    expect((await client.nextNotification('notifications/resources/updated'))?.uri).toBe('mem://fixed');
+    await subscription.close();
+    expect(await subscription.ended).toBe('closed');
+    await client.close();
+    await server.close();
+  });
+
+  it('refuses listen in the handshake era', async () => {
+    const client = await createTestClient([Everything]);
+    await expect(client.listen({ toolsListChanged: true })).rejects.toThrow(/needs protocol 2026-07-28/);
+    await client.close();
+  });
+});

@@ -50,3 +50,15 @@ test('fills in the summarize prompt and completes note ids', async () => {
   const completion = await client.complete({ type: 'ref/prompt', name: 'summarize' }, { name: 'id', value: '' });
   expect(completion.completion.values).toEqual(['1']);
 });
+
+// The same server serves clients of the stateless 2026-07-28 revision, with no change to its code.
+test.each(['2025-11-25', '2026-07-28'])('adds and reads a note at protocol %s', async (protocolVersion) => {
+  const other = await createTestClient(createServer(), { protocolVersion });
+  try {
+    const added = await other.callTool('add_note', { title: 'Era', body: 'Both work' });
+    expect(textOf(added)).toMatch(/^Saved note \d+: Era$/);
+    expect((await other.listTools()).map((t) => t.name)).toEqual(['add_note', 'read_note']);
+  } finally {
+    await other.close();
+  }
+});
