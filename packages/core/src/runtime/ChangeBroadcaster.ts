@@ -8,6 +8,8 @@ export interface ChangeFilter {
 
 export interface ChangeListener {
   readonly filter: ChangeFilter;
+  /** For listeners whose resource subscriptions change over time (handshake-era sessions). */
+  wantsResource?(uri: string): boolean;
   deliver(method: string, params: Record<string, unknown>): void;
   /** The server is closing: the listener ends gracefully. */
   end(): void;
@@ -40,7 +42,8 @@ export class ChangeBroadcaster {
 
   resourceUpdated(uri: string): void {
     for (const listener of this.listeners) {
-      if (listener.filter.resourceSubscriptions?.includes(uri)) listener.deliver('notifications/resources/updated', { uri });
+      const wanted = listener.filter.resourceSubscriptions?.includes(uri) || listener.wantsResource?.(uri);
+      if (wanted) listener.deliver('notifications/resources/updated', { uri });
     }
   }
 

@@ -238,7 +238,8 @@ export class McpServer {
     };
     this.changes.listen({
       filter: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true },
-      deliver: (method) => this.notifySessionsOfChange(method),
+      wantsResource: (uri) => [...this.readyConnections()].some((connection) => connection.session.subscriptions.has(uri)),
+      deliver: (method, params) => this.notifySessions(method, params),
       end: () => undefined,
     });
     this.plugins = new PluginRegistry({
@@ -508,8 +509,17 @@ export class McpServer {
     for (const method of notifications) this.changes.listChanged(method);
   }
 
-  /** Handshake-era sessions hear of changes only to lists they were told about at initialize. */
-  private notifySessionsOfChange(method: string): void {
+  /**
+   * Handshake-era sessions hear of changes only to lists they were told about at initialize,
+   * and of updates only to the resources they subscribed to.
+   */
+  private notifySessions(method: string, params: Record<string, unknown>): void {
+    if (method === 'notifications/resources/updated') {
+      for (const connection of this.readyConnections()) {
+        if (connection.session.subscriptions.has(params.uri as string)) connection.notify(method, params);
+      }
+      return;
+    }
     const kind = method.split('/')[1];
     for (const connection of this.readyConnections()) {
       if (connection.declaredCapabilities[kind]) connection.notify(method);
@@ -517,9 +527,6 @@ export class McpServer {
   }
 
   private notifySubscribers(uri: string): void {
-    for (const connection of this.readyConnections()) {
-      if (connection.session.subscriptions.has(uri)) connection.notify('notifications/resources/updated', { uri });
-    }
     this.changes.resourceUpdated(uri);
   }
 
