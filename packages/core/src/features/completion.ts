@@ -1,5 +1,5 @@
 import { InvalidParamsError } from '../errors';
-import { featuresOf } from '../protocol';
+import { clip, echo, featuresOf } from '../protocol';
 import type { FeatureHost, MethodHandler } from '../runtime/FeatureHost';
 import type { CorePlugin } from '../runtime/plugins';
 import { routeAll } from './routeAll';
@@ -28,11 +28,11 @@ export function completionHandlers(host: FeatureHost): Record<string, MethodHand
     }
     let key: string;
     if (ref?.type === 'ref/prompt' && typeof ref.name === 'string') {
-      if (!host.prompts.get(ref.name)) throw new InvalidParamsError(`Unknown prompt: ${ref.name}`, { name: ref.name });
+      if (!host.prompts.get(ref.name)) throw new InvalidParamsError(`Unknown prompt: ${clip(String(ref.name))}`, { name: echo(ref.name) });
       key = completionKey({ prompt: ref.name, argument: argument.name });
     } else if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') {
       if (!host.templates.get(ref.uri) && !host.resources.get(ref.uri)) {
-        throw new InvalidParamsError(`Unknown resource or template: ${ref.uri}`, { uri: ref.uri });
+        throw new InvalidParamsError(`Unknown resource or template: ${clip(String(ref.uri))}`, { uri: echo(ref.uri) });
       }
       key = completionKey({ resource: ref.uri, argument: argument.name });
     } else {

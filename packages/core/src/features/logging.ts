@@ -1,4 +1,5 @@
 import { InvalidParamsError, InvalidRequestError } from '../errors';
+import { quote } from '../protocol';
 import { isLoggingLevel } from '../runtime/Logger';
 import type { MethodHandler } from '../runtime/FeatureHost';
 import type { CorePlugin } from '../runtime/plugins';
@@ -18,7 +19,7 @@ export const loggingPlugin: CorePlugin = {
 export function loggingHandlers(): Record<string, MethodHandler> {
   const setLevel: MethodHandler = (params, ctx) => {
     if (!isLoggingLevel(params.level)) {
-      throw new InvalidParamsError(`Unknown logging level ${JSON.stringify(params.level)}; use one of ${LOGGING_LEVELS.join(', ')}`);
+      throw new InvalidParamsError(`Unknown logging level ${quote(params.level)}; use one of ${LOGGING_LEVELS.join(', ')}`);
     }
     if (ctx.session?.stateless) throw new InvalidRequestError('logging/setLevel needs a session; this server is stateless');
     if (ctx.session) ctx.session.logLevel = params.level;

@@ -1,4 +1,5 @@
 import { InvalidParamsError } from '../errors';
+import { clip, echo } from '../protocol';
 import type { FeatureHost, MethodHandler } from '../runtime/FeatureHost';
 import type { CorePlugin } from '../runtime/plugins';
 import { routeAll } from './routeAll';
@@ -26,7 +27,7 @@ export function promptHandlers(host: FeatureHost): Record<string, MethodHandler>
     const name = params.name;
     if (typeof name !== 'string') throw new InvalidParamsError('prompts/get needs a string "name"');
     const prompt = host.prompts.get(name);
-    if (!prompt) throw new InvalidParamsError(`Unknown prompt: ${name}`, { name });
+    if (!prompt) throw new InvalidParamsError(`Unknown prompt: ${clip(name)}`, { name: echo(name) });
     const given = params.arguments ?? {};
     if (typeof given !== 'object' || given === null || Array.isArray(given)) {
       throw new InvalidParamsError(`Invalid arguments for prompt "${name}": "arguments" must be an object of strings`);

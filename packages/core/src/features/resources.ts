@@ -1,4 +1,4 @@
-import { featuresOf } from '../protocol';
+import { clip, echo, featuresOf } from '../protocol';
 import { ErrorCode, InvalidParamsError, InvalidRequestError, McpError } from '../errors';
 import type { ResourceListing } from '../metadata';
 import type { RegisteredResource } from '../runtime/buildResource';
@@ -20,7 +20,7 @@ export function resourcesPlugin(host: FeatureHost): CorePlugin {
 
 /** -32002 with the uri in `data`, as the specification asks. */
 export function resourceNotFound(uri: string): McpError {
-  return new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+  return new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${clip(uri)}`, { uri: echo(uri) });
 }
 
 /** `resources/list`, `resources/templates/list`, `resources/read`, `resources/(un)subscribe`. */

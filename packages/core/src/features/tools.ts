@@ -1,4 +1,4 @@
-import { featuresOf } from '../protocol';
+import { clip, echo, featuresOf } from '../protocol';
 import { ClientCapabilityError, InvalidParamsError, McpError, RequestEndedError, ToolError, UserRejectedError } from '../errors';
 import type { Context } from '../runtime/Context';
 import type { RegisteredTool } from '../runtime/buildTool';
@@ -22,7 +22,7 @@ export function toolHandlers(host: FeatureHost): Record<string, MethodHandler> {
     const name = params.name;
     if (typeof name !== 'string') throw new InvalidParamsError('tools/call needs a string "name"');
     const tool = tools.get(name);
-    if (!tool) throw new InvalidParamsError(`Unknown tool: ${name}`, { name });
+    if (!tool) throw new InvalidParamsError(`Unknown tool: ${clip(name)}`, { name: echo(name) });
     return invokeTool(host, tool, params.arguments, ctx);
   };
 

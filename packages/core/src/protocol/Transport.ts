@@ -24,5 +24,10 @@ export interface Transport {
    * ended). Without it, the transport closes at end of input.
    */
   oninputend?: () => void;
+  /**
+   * The request with this id ends without a response (the client cancelled it). A transport
+   * that holds something open per request (an HTTP response) releases it here.
+   */
+  requestEnded?(id: RequestId): void;
   sessionId?: string;
 }

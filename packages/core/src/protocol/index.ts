@@ -19,3 +19,4 @@ export type * from './messages';
 export { PendingRequests } from './PendingRequests';
 export type { OutgoingRequestOptions } from './PendingRequests';
 export type { Transport, TransportSendOptions } from './Transport';
+export { clip, echo, quote, reasonText, ECHO_LIMIT } from './quote';

@@ -1,5 +1,5 @@
 import { ErrorCode, InternalError, InvalidParamsError, InvalidRequestError, McpError, MethodNotFoundError, ParseError } from '../errors';
-import { classify, featuresOf, negotiateVersion, PendingRequests } from '../protocol';
+import { classify, clip, featuresOf, negotiateVersion, PendingRequests, quote, reasonText } from '../protocol';
 import type {
   JsonRpcErrorObject,
   JsonRpcMessage,
@@ -32,6 +32,10 @@ export interface ConnectionHost {
   readonly logRateLimit: number;
   /** How requests without a handshake (2026-07-28) are served. */
   readonly modern: ModernSettings;
+  /** Requests one connection may have in progress; more are refused with -32600. */
+  readonly maxRequestsInFlight: number;
+  /** Messages one batch may hold; a larger batch is refused whole with -32600. */
+  readonly maxBatchSize: number;
   initializeResult(version: string): Record<string, unknown>;
   reportError(what: string, error: unknown): void;
   onConnectionClosed(connection: Connection): void;
@@ -54,6 +58,9 @@ export class Connection implements RequestChannel, EraSource {
   readonly session: Session;
   private readonly pending = new PendingRequests();
   private readonly logLimiter: RateLimiter;
+  /** Diagnostics the client can cause (responses to unknown ids) are rate-limited: clients must not control log volume. */
+  private readonly diagnosticLimiter = new RateLimiter(5, 20);
+  private suppressedDiagnostics = 0;
   private readonly inFlight = new Map<RequestId, InFlight>();
   /** The server capabilities this session was told of at initialize. */
   declaredCapabilities: Record<string, unknown> = {};
@@ -163,6 +170,10 @@ export class Connection implements RequestChannel, EraSource {
   }
 
   private async receiveBatch(items: unknown[]): Promise<void> {
+    if (items.length > this.host.maxBatchSize) {
+      this.send(errorResponse(null, { code: ErrorCode.InvalidRequest, message: `Invalid Request: a batch of ${items.length} messages; at most ${this.host.maxBatchSize} are accepted` }));
+      return;
+    }
     if (items.length === 0 || !featuresOf(this.session.protocolVersion).batching || this.session.state === 'awaiting-initialize') {
       const why =
         items.length === 0
@@ -188,7 +199,7 @@ export class Connection implements RequestChannel, EraSource {
       case 'result':
       case 'error':
         if (!this.pending.complete(classified.message)) {
-          this.host.reportError('response to an unknown request', new Error(`id ${String(classified.message.id)}`));
+          this.reportThrottled('response to an unknown request', `id ${quote(classified.message.id)}`);
         }
         return undefined;
       case 'invalid':
@@ -199,7 +210,10 @@ export class Connection implements RequestChannel, EraSource {
   private handleRequest(request: JsonRpcRequest, inBatch: boolean): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
     const { id, method } = request;
     if (this.inFlight.has(id)) {
-      return errorResponse(id, new InvalidRequestError(`Request id ${JSON.stringify(id)} is already in use by a request in progress`).toJSON());
+      return errorResponse(id, new InvalidRequestError(`Request id ${quote(id)} is already in use by a request in progress`).toJSON());
+    }
+    if (this.inFlight.size >= this.host.maxRequestsInFlight) {
+      return errorResponse(id, new InvalidRequestError(`Too many requests in progress (${this.host.maxRequestsInFlight}); wait for some to be answered`).toJSON());
     }
     const params = request.params ?? {};
     const era = eraOf(params);
@@ -211,7 +225,7 @@ export class Connection implements RequestChannel, EraSource {
     if (refused !== undefined) return errorResponse(id, refused.toJSON());
     const handler = this.host.dispatcher.handlerFor(method);
     if (!handler) {
-      return errorResponse(id, new MethodNotFoundError(`Method not found: ${method}`).toJSON());
+      return errorResponse(id, new MethodNotFoundError(`Method not found: ${clip(method)}`).toJSON());
     }
     return this.dispatch(id, method, params, era, handler);
   }
@@ -262,7 +276,8 @@ export class Connection implements RequestChannel, EraSource {
   private settle(entry: InFlight, id: RequestId, result: Record<string, unknown> | undefined, error: unknown): JsonRpcResponse | undefined {
     const ctx = entry.ctx!;
     ctx.finish();
-    this.inFlight.delete(id);
+    // A cancelled request already gave its id back; a new request may be using it.
+    if (this.inFlight.get(id) === entry) this.inFlight.delete(id);
     // The response is sent after this returns; close only once it has been handed over.
     if (this.inputEnded) setImmediate(() => this.closeIfDrained());
     if (entry.cancelled) return undefined;
@@ -304,7 +319,12 @@ export class Connection implements RequestChannel, EraSource {
         // initialize cannot be cancelled; unknown or finished ids are ignored.
         if (!entry || entry.method === 'initialize') return;
         entry.cancelled = true;
-        entry.ctx?.cancel(new Error(String(notification.params?.reason ?? 'Cancelled by the client')));
+        // The request's life ends here, whether or not its handler heeds the signal: its id
+        // is free again and the transport lets go of it.
+        this.inFlight.delete(requestId!);
+        this.transport.requestEnded?.(requestId!);
+        entry.ctx?.cancel(new Error(reasonText(notification.params?.reason, 'Cancelled by the client')));
+        if (this.inputEnded) this.closeIfDrained();
         return;
       }
       default: {
@@ -333,6 +353,16 @@ export class Connection implements RequestChannel, EraSource {
     } catch (error) {
       this.host.reportError('send failed', error);
     }
+  }
+
+  private reportThrottled(what: string, detail: string): void {
+    if (!this.diagnosticLimiter.take()) {
+      this.suppressedDiagnostics++;
+      return;
+    }
+    const suppressed = this.suppressedDiagnostics;
+    this.suppressedDiagnostics = 0;
+    this.host.reportError(what, new Error(suppressed > 0 ? `${detail} (and ${suppressed} more not reported)` : detail));
   }
 
   private closeIfDrained(): void {

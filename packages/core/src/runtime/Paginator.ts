@@ -1,4 +1,5 @@
 import { InvalidParamsError } from '../errors';
+import { echo, quote } from '../protocol';
 import type { Listed, Registry } from './Registry';
 
 export interface Page<T> {
@@ -67,7 +68,7 @@ export class Paginator<T> {
         return cursor;
       }
     }
-    throw new InvalidParamsError(`Invalid cursor for ${this.kind}: ${JSON.stringify(cursor)}`, { cursor });
+    throw new InvalidParamsError(`Invalid cursor for ${this.kind}: ${quote(cursor)}`, { cursor: echo(cursor) });
   }
 }
 

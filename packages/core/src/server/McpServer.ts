@@ -76,6 +76,10 @@ export interface McpServerOptions {
    * balancer the same secret, so any of them accepts a retry. Default lifetime 10 minutes.
    */
   requestState?: { secret?: string | Uint8Array; ttlMs?: number };
+  /** Requests one connection (session, stdio pipe) may have in progress at once; default 1000. More get -32600. */
+  maxRequestsInFlight?: number;
+  /** Messages one JSON-RPC batch (protocol 2025-03-26) may hold; default 100. A larger batch gets -32600. */
+  maxBatchSize?: number;
 }
 
 /** The methods whose 2026-07-28 results carry caching hints. */
@@ -266,6 +270,8 @@ export class McpServer {
       reportError: (what, error) => this.reportError(what, error),
       onConnectionClosed: (connection) => this.connections.delete(connection),
       modern: modernSettings(options),
+      maxRequestsInFlight: positiveInteger(options.maxRequestsInFlight, 1000, 'maxRequestsInFlight'),
+      maxBatchSize: positiveInteger(options.maxBatchSize, 100, 'maxBatchSize'),
     };
   }
 
@@ -603,4 +609,10 @@ function modernSettings(options: McpServerOptions): ModernSettings {
     requestStateKey: { secret: secret === undefined ? randomBytes(32) : typeof secret === 'string' ? Buffer.from(secret) : secret, ttlMs },
     cacheHint: (method) => hints.get(method),
   };
+}
+
+function positiveInteger(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!(Number.isInteger(value) && value > 0)) throw new DefinitionError('INVALID_OPTION', `McpServer: ${name} must be a positive integer, not ${String(value)}`);
+  return value;
 }

@@ -1,6 +1,6 @@
 import { ClientCapabilityError, ErrorCode, InvalidParamsError, InvalidRequestError, McpError, MethodNotFoundError } from '../errors';
 import { MissingClientCapabilityError, UnsupportedProtocolVersionError } from '../errors';
-import { isModernVersion, PROTOCOL_VERSION_META, requestedEra, SUPPORTED_VERSIONS } from '../protocol';
+import { clip, echo, isModernVersion, PROTOCOL_VERSION_META, quote, requestedEra, SUPPORTED_VERSIONS } from '../protocol';
 import type { EraName, RequestId } from '../protocol';
 import { InputRound } from './InputRound';
 import { paramsDigest } from './requestState';
@@ -73,10 +73,10 @@ export const handshakeEra: Era = {
   name: 'handshake',
   refusal(source, method) {
     if (MODERN_ONLY.has(method)) {
-      return new MethodNotFoundError(`Method not found: ${method} (it needs protocol 2026-07-28: name it in _meta["${PROTOCOL_VERSION_META}"])`);
+      return new MethodNotFoundError(`Method not found: ${clip(method)} (it needs protocol 2026-07-28: name it in _meta["${PROTOCOL_VERSION_META}"])`);
     }
     if (source.session.state === 'awaiting-initialize' && method !== 'ping') {
-      return new InvalidRequestError(`Server not initialized: send "initialize" before "${method}"`);
+      return new InvalidRequestError(`Server not initialized: send "initialize" before "${clip(method)}"`);
     }
     return undefined;
   },
@@ -128,9 +128,9 @@ export const modernEra: Era = {
       return new InvalidParamsError(`Invalid _meta: "${PROTOCOL_VERSION_META}" must be a protocol version string`);
     }
     if (!isModernVersion(version)) {
-      return new UnsupportedProtocolVersionError(`Unsupported protocol version: ${JSON.stringify(version)} (supported: ${SUPPORTED_VERSIONS.join(', ')})`, {
+      return new UnsupportedProtocolVersionError(`Unsupported protocol version: ${quote(version)} (supported: ${SUPPORTED_VERSIONS.join(', ')})`, {
         supported: SUPPORTED_VERSIONS,
-        requested: version,
+        requested: echo(version),
       });
     }
     if (!isPlainObject(meta[CLIENT_CAPABILITIES_META])) {

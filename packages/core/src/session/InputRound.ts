@@ -1,4 +1,5 @@
 import { DefinitionError, InternalError, InvalidParamsError, RequestEndedError } from '../errors';
+import { quote } from '../protocol';
 import type { OutgoingRequestOptions, RequestId } from '../protocol';
 import type { RequestChannel } from './RequestChannel';
 import type { RequestScope } from './RequestScope';
@@ -56,7 +57,7 @@ export class InputRound implements RequestChannel {
       throw new InvalidParamsError('"inputResponses" must be an object of the client\'s results, keyed as the server asked');
     }
     for (const [inputKey, answer] of Object.entries(responses ?? {})) {
-      if (!isPlainObject(answer)) throw new InvalidParamsError(`inputResponses["${inputKey}"] must be a result object`);
+      if (!isPlainObject(answer)) throw new InvalidParamsError(`inputResponses[${quote(inputKey)}] must be a result object`);
     }
     const carried = params.requestState === undefined ? {} : openRequestState(key, params.requestState, binding);
     // Earlier rounds' answers are signed; a retry cannot replace them.

@@ -10,7 +10,14 @@ export interface StdioTransportOptions {
    * messages reach the client. On by default when output is process.stdout.
    */
   guardStdout?: boolean;
+  /**
+   * Longest message accepted, in characters (default 4 MiB worth). A longer line is skipped
+   * up to its newline and answered with -32600; reading it costs no more than its length.
+   */
+  maxLineLength?: number;
 }
+
+const DEFAULT_MAX_LINE_LENGTH = 4 * 1024 * 1024;
 
 /**
  * Newline-delimited JSON-RPC over a pair of streams (stdin/stdout by default). Writes made
@@ -23,7 +30,12 @@ export class StdioTransport implements Transport {
   private readonly guardStdout: boolean;
   private writeOutput!: (chunk: string) => boolean;
   private restoreStdout: (() => void) | undefined;
-  private buffered = '';
+  /** The pieces of a line not ended yet; joined once, when its newline arrives. */
+  private pending: string[] = [];
+  private pendingLength = 0;
+  /** Skipping the rest of a line that grew past maxLineLength. */
+  private skipping = false;
+  private readonly maxLineLength: number;
   private queue: string[] = [];
   private flushScheduled = false;
   private waitingForDrain = false;
@@ -39,6 +51,10 @@ export class StdioTransport implements Transport {
     this.input = options.input ?? process.stdin;
     this.output = options.output ?? process.stdout;
     this.guardStdout = options.guardStdout ?? this.output === process.stdout;
+    this.maxLineLength = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
+    if (!(Number.isInteger(this.maxLineLength) && this.maxLineLength > 0)) {
+      throw new TypeError(`StdioTransport: maxLineLength must be a positive integer, not ${String(options.maxLineLength)}`);
+    }
   }
 
   async start(): Promise<void> {
@@ -80,24 +96,48 @@ export class StdioTransport implements Transport {
     this.onclose?.();
   }
 
+  // Each chunk is scanned once: intake stays linear in the input, however long a line is.
   private readonly onData = (chunk: string) => {
-    let text = this.buffered + chunk;
-    let newline = text.indexOf('\n');
+    let start = 0;
+    let newline = chunk.indexOf('\n');
     while (newline !== -1) {
-      let line = text.slice(0, newline);
-      text = text.slice(newline + 1);
-      if (line.endsWith('\r')) line = line.slice(0, -1);
-      if (line.trim() !== '') this.onmessage?.(line);
+      this.take(chunk.slice(start, newline));
+      this.endLine();
       if (this.closed) return;
-      newline = text.indexOf('\n');
+      start = newline + 1;
+      newline = chunk.indexOf('\n', start);
     }
-    this.buffered = text;
+    if (start < chunk.length) this.take(chunk.slice(start));
   };
+
+  private take(piece: string): void {
+    if (this.skipping || piece === '') return;
+    this.pendingLength += piece.length;
+    if (this.pendingLength > this.maxLineLength) {
+      this.skipping = true;
+      this.pending = [];
+      return;
+    }
+    this.pending.push(piece);
+  }
+
+  private endLine(): void {
+    if (this.skipping) {
+      this.skipping = false;
+      this.pendingLength = 0;
+      this.send({ jsonrpc: '2.0', error: { code: -32600, message: `Invalid Request: a message longer than ${this.maxLineLength} characters was skipped` } });
+      return;
+    }
+    let line = this.pending.length === 1 ? this.pending[0] : this.pending.join('');
+    this.pending = [];
+    this.pendingLength = 0;
+    if (line.endsWith('\r')) line = line.slice(0, -1);
+    if (line.trim() !== '') this.onmessage?.(line);
+  }
 
   private readonly onEnd = () => {
     this.inputEnded = true;
-    if (this.buffered.trim() !== '') this.onmessage?.(this.buffered);
-    this.buffered = '';
+    if (this.pendingLength > 0 || this.skipping) this.endLine();
     if (this.oninputend) this.oninputend();
     else void this.close();
   };

@@ -56,6 +56,12 @@ class Exchange {
     if (this.waiting.size === 0) this.finish();
   }
 
+  /** A request of this exchange ends without a response (cancelled): stop waiting for it. */
+  drop(id: RequestId): void {
+    if (this.done || !this.waiting.delete(id)) return;
+    if (this.waiting.size === 0) this.finish();
+  }
+
   /** Resumes this exchange's stream on a new response (GET with Last-Event-ID). */
   resumeOn(res: ServerResponse): void {
     this.stream?.attach(res, this.headers);
@@ -90,6 +96,9 @@ class Exchange {
     clearInterval(this.keepAlive);
     if (this.stream) {
       this.stream.end();
+    } else if (!this.res.writableEnded && this.answers.length === 0) {
+      // Every request of the POST was cancelled: nothing to answer.
+      this.res.writeHead(202, this.headers).end();
     } else if (!this.res.writableEnded) {
       const body = this.batch ? this.answers : this.answers[0];
       const error = (body as { error?: { code?: unknown } }).error;
@@ -210,6 +219,10 @@ export class HttpSessionTransport implements Transport {
     else if (this.standalone?.id === streamId) this.standalone.attach(res, headers);
     else res.end(); // that stream has finished: everything it carried was replayed
     return true;
+  }
+
+  requestEnded(id: RequestId): void {
+    for (const exchange of this.exchanges) exchange.drop(id);
   }
 
   send(message: OutgoingMessage, options?: TransportSendOptions): void {

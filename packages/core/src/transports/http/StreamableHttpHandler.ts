@@ -17,7 +17,8 @@ import type { HttpSecurityOptions } from './security';
 
 /** What the HTTP side needs of a server: a way to serve one transport. */
 export interface HttpServerHost {
-  connect(transport: Transport, options?: { assumeProtocolVersion?: string }): Promise<unknown>;
+  /** Serves one transport; resolves with its session (`state` tells whether `initialize` succeeded). */
+  connect(transport: Transport, options?: { assumeProtocolVersion?: string }): Promise<{ readonly state: string }>;
   /** The arguments of a tool that its 2026-07-28 requests mirror in `Mcp-Param-*` headers. */
   headerParams(toolName: string): readonly HeaderParam[];
 }
@@ -38,6 +39,11 @@ export interface HttpHandlerOptions extends HttpSecurityOptions {
   bodyTimeoutMs?: number;
   /** Sessions with no request for this long are closed (default 30 min). */
   sessionIdleTimeoutMs?: number;
+  /**
+   * Most sessions kept at once (default 1000). A new session past the cap closes the one idle
+   * the longest; when every session has a request in progress, `initialize` gets 503.
+   */
+  maxSessions?: number;
   /** Where SSE events are kept for `Last-Event-ID` resumption; `false` turns resumption off. */
   eventStore?: EventStore | false;
   /**
@@ -63,6 +69,10 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
   const idleMs = options.sessionIdleTimeoutMs ?? 30 * 60_000;
   const keepAliveMs = options.keepAliveMs ?? 15_000;
+  const maxSessions = options.maxSessions ?? 1000;
+  if (!(Number.isInteger(maxSessions) && maxSessions > 0)) {
+    throw new DefinitionError('INVALID_OPTION', `maxSessions must be a positive integer, not ${String(options.maxSessions)}`);
+  }
   if (!(Number.isInteger(keepAliveMs) && keepAliveMs > 0)) {
     throw new DefinitionError('INVALID_OPTION', `keepAliveMs must be a positive integer of milliseconds, not ${String(options.keepAliveMs)}`);
   }
@@ -144,6 +154,10 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     if (messages.length === 0 || !messages.every(isMessage)) {
       throw new HttpError(400, 'Invalid Request: expected JSON-RPC messages (each with "method", "result" or "error")', -32600);
     }
+    // A request whose id cannot be correlated could never be answered on this POST.
+    if (messages.some((m) => 'method' in m && 'id' in m && !isRequestId(m.id))) {
+      throw new HttpError(400, 'Invalid Request: a request id must be a string or an integer', -32600);
+    }
     const initialize = messages.some((m) => m.method === 'initialize');
     if (initialize && messages.length > 1) throw new HttpError(400, 'Invalid Request: initialize must be sent alone', -32600);
     const requestIds = messages.filter((m) => 'method' in m && 'id' in m).map((m) => m.id as RequestId);
@@ -154,11 +168,19 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
       transport = new HttpSessionTransport(undefined, undefined);
       await host.connect(transport, initialize ? {} : { assumeProtocolVersion: protocolVersionOf(req) });
     } else if (initialize) {
+      makeRoomForSession();
       const sessionId = randomUUID();
       transport = new HttpSessionTransport(sessionId, eventStore, () => sessions.delete(sessionId));
-      await host.connect(transport);
+      const session = await host.connect(transport);
       sessions.set(sessionId, transport);
       headers['mcp-session-id'] = sessionId;
+      await transport.deliverRequests(payload, requestIds, res, headers);
+      // A refused initialize leaves no session behind.
+      if (session.state === 'awaiting-initialize') {
+        sessions.delete(sessionId);
+        await transport.close();
+      }
+      return;
     } else {
       transport = sessionFor(req);
       protocolVersionOf(req);
@@ -240,6 +262,18 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     res.writeHead(200).end();
   }
 
+  /** At the cap, closes the session idle the longest; 503 when none is idle. */
+  function makeRoomForSession(): void {
+    if (sessions.size < maxSessions) return;
+    let oldest: [string, HttpSessionTransport] | undefined;
+    for (const entry of sessions) {
+      if (!entry[1].busy && (!oldest || entry[1].lastActivity < oldest[1].lastActivity)) oldest = entry;
+    }
+    if (!oldest) throw new HttpError(503, `Service Unavailable: ${maxSessions} sessions are busy; try again later`);
+    sessions.delete(oldest[0]);
+    void oldest[1].close();
+  }
+
   function sessionFor(req: IncomingMessage): HttpSessionTransport {
     const id = req.headers['mcp-session-id'];
     if (typeof id !== 'string' || id === '') throw new HttpError(400, 'Bad Request: Mcp-Session-Id header is required');
@@ -249,6 +283,10 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
   }
 
   return handler;
+}
+
+function isRequestId(id: unknown): id is RequestId {
+  return typeof id === 'string' || Number.isSafeInteger(id);
 }
 
 /**
