@@ -29,7 +29,13 @@ export function quote(value: unknown, limit = ECHO_LIMIT): string {
 /** A client value kept in an error's `data`: strings cut at `limit`, anything else as is when small. */
 export function echo(value: unknown, limit = ECHO_LIMIT): unknown {
   if (typeof value === 'string') return value.length <= limit ? value : `${value.slice(0, limit)}…`;
-  return quote(value, limit).length < limit ? value : quote(value, limit);
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    // Too deep to encode: it could not be sent either.
+  }
+  return text !== undefined && text.length <= limit ? value : quote(value, limit);
 }
 
 /** The text of a reason a client gave (a cancellation's `reason`): a string as is, cut; anything else quoted. */

@@ -352,6 +352,10 @@ export class Connection implements RequestChannel, EraSource {
       if (sent instanceof Promise) sent.catch((error) => this.host.reportError('send failed', error));
     } catch (error) {
       this.host.reportError('send failed', error);
+      // A response that could not be encoded (a result too deep for JSON) still answers its request.
+      if (!Array.isArray(message) && 'result' in message) {
+        this.send(errorResponse(message.id, new InternalError('Internal error: the response could not be encoded').toJSON()));
+      }
     }
   }
 

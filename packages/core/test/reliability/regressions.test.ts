@@ -1,0 +1,252 @@
+/**
+ * Every class of input that once crashed the server, hung a request or leaked a resource,
+ * over the transport it was found on.
+ */
+import 'reflect-metadata';
+import { PassThrough } from 'node:stream';
+import { IsString } from 'class-validator';
+import { Context, McpServer, StdioTransport, Tool } from '@typemcp/core';
+
+class EchoInput {
+  @IsString() text!: string;
+}
+
+class Tools {
+  @Tool({ description: 'Echoes' })
+  echo(input: EchoInput): string {
+    return input.text;
+  }
+
+  @Tool({ description: 'Never ends and ignores cancellation' })
+  stubborn(): Promise<string> {
+    return new Promise(() => undefined);
+  }
+
+  @Tool({ description: 'Ends when cancelled' })
+  async patient(ctx: Context): Promise<string> {
+    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+    return 'cancelled';
+  }
+}
+
+type Message = Record<string, any>;
+
+/** A server on a real StdioTransport over in-process pipes; lines in, parsed lines out. */
+async function stdioServer(options: ConstructorParameters<typeof McpServer>[0] extends infer O ? Partial<O> : never = {}, maxLineLength?: number) {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const errors: string[] = [];
+  const server = new McpServer({ name: 'reliable', version: '1', providers: [Tools], onError: (what) => void errors.push(what), ...options });
+  await server.connect(new StdioTransport({ input, output, guardStdout: false, maxLineLength }));
+  const received: Message[] = [];
+  let buffer = '';
+  output.setEncoding('utf8');
+  output.on('data', (chunk: string) => {
+    buffer += chunk;
+    let newline: number;
+    while ((newline = buffer.indexOf('\n')) >= 0) {
+      received.push(JSON.parse(buffer.slice(0, newline)));
+      buffer = buffer.slice(newline + 1);
+    }
+  });
+  const write = (value: unknown) => input.write(`${typeof value === 'string' ? value : JSON.stringify(value)}\n`);
+  const waitFor = async (match: (m: Message) => boolean, timeoutMs = 3000): Promise<Message> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = received.find(match);
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error(`no matching message; got ${JSON.stringify(received).slice(0, 500)}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
+  const request = async (id: number | string, method: string, params?: Message) => {
+    write({ jsonrpc: '2.0', id, method, params });
+    return waitFor((m) => m.id === id && !('method' in m));
+  };
+  write({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'r', version: '1' } } });
+  await waitFor((m) => m.id === 'init');
+  write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  return { server, input, received, errors, write, waitFor, request };
+}
+
+const deepJson = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+
+describe('stdio', () => {
+  it('survives a cancellation whose reason cannot become a string', async () => {
+    const s = await stdioServer();
+    for (const [id, reason] of [
+      [1, '{"toString":1}'],
+      [2, deepJson(100_000)],
+      [3, '{"toString":{"valueOf":1}}'],
+    ] as const) {
+      s.write({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'patient' } });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      s.write(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${id},"reason":${reason}}}`);
+    }
+    const after = await s.request(9, 'tools/call', { name: 'echo', arguments: { text: 'alive' } });
+    expect(after.result.content[0].text).toBe('alive');
+    expect(s.received.filter((m) => [1, 2, 3].includes(m.id))).toEqual([]);
+    await s.server.close();
+  });
+
+  it('frees the id of a cancelled request even when its handler never ends', async () => {
+    const s = await stdioServer();
+    s.write({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'stubborn' } });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    s.write({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } });
+    const reused = await s.request(7, 'tools/call', { name: 'echo', arguments: { text: 'again' } });
+    expect(reused.result.content[0].text).toBe('again');
+    await s.server.close();
+  });
+
+  it.each([
+    ['cursor', 'tools/list', 'cursor'],
+    ['level', 'logging/setLevel', 'level'],
+    ['tool name', 'tools/call', 'name'],
+  ])('answers a deeply nested %s with -32602, not -32603', async (_label, method, field) => {
+    const s = await stdioServer();
+    s.write(`{"jsonrpc":"2.0","id":1,"method":"${method}","params":{"${field}":${deepJson(50_000)}}}`);
+    const answer = await s.waitFor((m) => m.id === 1);
+    expect(answer.error.code).toBe(-32602);
+    expect(answer.error.message.length).toBeLessThan(400);
+    await s.server.close();
+  });
+
+  it('echoes a huge client value once and cut, in message and data', async () => {
+    const s = await stdioServer();
+    const name = 'x'.repeat(1_000_000);
+    const answer = await s.request(1, 'tools/call', { name });
+    expect(answer.error.code).toBe(-32602);
+    expect(JSON.stringify(answer).length).toBeLessThan(1_000);
+    expect(answer.error.message).toContain('(1000000 characters)');
+    const method = await s.request(2, 'm'.repeat(1_000_000));
+    expect(JSON.stringify(method).length).toBeLessThan(1_000);
+    await s.server.close();
+  });
+
+  it('skips a line longer than maxLineLength with -32600 and reads the next one', async () => {
+    const s = await stdioServer({}, 1000);
+    s.input.write(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"${'y'.repeat(600)}`);
+    s.input.write(`${'y'.repeat(600)}"}}}\n`);
+    const skipped = await s.waitFor((m) => m.error?.code === -32600);
+    expect(skipped.error.message).toMatch(/longer than 1000 characters/);
+    expect(skipped.id).toBeUndefined();
+    const next = await s.request(2, 'tools/call', { name: 'echo', arguments: { text: 'short' } });
+    expect(next.result.content[0].text).toBe('short');
+    await s.server.close();
+  });
+
+  it('reports responses to unknown ids at a bounded rate', async () => {
+    const s = await stdioServer();
+    for (let i = 0; i < 500; i++) s.write({ jsonrpc: '2.0', id: `ghost-${i}`, result: {} });
+    await s.request(1, 'tools/list');
+    expect(s.errors.length).toBeGreaterThan(0);
+    expect(s.errors.length).toBeLessThanOrEqual(25);
+    await s.server.close();
+  });
+
+  it('refuses requests past maxRequestsInFlight and batches past maxBatchSize', async () => {
+    const s = await stdioServer({ maxRequestsInFlight: 2, maxBatchSize: 3 });
+    s.write({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'patient' } });
+    s.write({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'patient' } });
+    const third = await s.request(3, 'tools/list');
+    expect(third.error).toMatchObject({ code: -32600, message: expect.stringMatching(/Too many requests in progress \(2\)/) });
+    s.write({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } });
+    expect((await s.request(4, 'tools/list')).result.tools).toHaveLength(3);
+    s.write([1, 2, 3, 4].map((n) => ({ jsonrpc: '2.0', id: 10 + n, method: 'tools/list' })));
+    const refused = await s.waitFor((m) => m.error?.message?.includes('a batch of 4 messages'));
+    expect(refused.error.code).toBe(-32600);
+    await s.server.close();
+  });
+
+  it('refuses invalid limits at construction', () => {
+    expect(() => new McpServer({ name: 'x', version: '1', maxRequestsInFlight: 0 })).toThrow(/maxRequestsInFlight must be a positive integer/);
+    expect(() => new McpServer({ name: 'x', version: '1', maxBatchSize: 1.5 })).toThrow(/maxBatchSize must be a positive integer/);
+    expect(() => new StdioTransport({ maxLineLength: -1 })).toThrow(/maxLineLength must be a positive integer/);
+  });
+});
+
+describe('Streamable HTTP with sessions', () => {
+  let server: McpServer;
+  let url: string;
+  const post = (body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) =>
+    fetch(url, { method: 'POST', signal, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
+  const initialize = (version = '2025-03-26') =>
+    post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'h', version: '1' } } });
+  async function session(version = '2025-03-26') {
+    const response = await initialize(version);
+    const id = response.headers.get('mcp-session-id')!;
+    await response.json();
+    const headers = { 'mcp-session-id': id, 'mcp-protocol-version': version };
+    await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+    return headers;
+  }
+
+  afterEach(() => server.close());
+  async function start(options: Record<string, unknown> = {}) {
+    server = new McpServer({ name: 'http-reliable', version: '1', providers: [Tools], onError: () => undefined });
+    ({ url } = await server.listen({ transport: 'http', port: 0, handleSignals: false, ...options }));
+  }
+
+  it('answers the POST of a request the client cancelled, and the session is not left busy', async () => {
+    await start();
+    const headers = await session();
+    const pending = post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'stubborn' } }, headers);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const cancel = await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, reason: { toString: 1 } } }, headers);
+    expect(cancel.status).toBe(202);
+    const answered = await pending;
+    expect(answered.status).toBe(202);
+    expect(await answered.text()).toBe('');
+    const closing = Date.now();
+    await server.close();
+    // The session had nothing in progress: closing did not wait out the grace period.
+    expect(Date.now() - closing).toBeLessThan(4_000);
+    await start();
+  });
+
+  it.each([1.5, null, {}, [], true])('refuses a request id of %j with 400 -32600, in a batch or alone', async (id) => {
+    await start();
+    const headers = await session();
+    const batch = await post([{ jsonrpc: '2.0', id, method: 'tools/list' }, { jsonrpc: '2.0', id: 'ok', method: 'tools/list' }], headers);
+    expect(batch.status).toBe(400);
+    expect(((await batch.json()) as Message).error.code).toBe(-32600);
+    const alone = await post({ jsonrpc: '2.0', id, method: 'tools/list' }, headers);
+    expect(alone.status).toBe(400);
+    const valid = await post({ jsonrpc: '2.0', id: 'ok', method: 'tools/list' }, headers);
+    expect(((await valid.json()) as Message).result.tools).toHaveLength(3);
+  });
+
+  it('keeps at most maxSessions: the one idle the longest goes first', async () => {
+    await start({ maxSessions: 2 });
+    const first = await session();
+    const second = await session();
+    await post({ jsonrpc: '2.0', id: 5, method: 'tools/list' }, second);
+    const third = await session();
+    expect((await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, first)).status).toBe(404);
+    expect((await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, second)).status).toBe(200);
+    expect((await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, third)).status).toBe(200);
+    expect(() => server.httpHandler({ maxSessions: 0 })).toThrow(/maxSessions must be a positive integer/);
+  });
+
+  it('answers initialize with 503 when every session is busy', async () => {
+    await start({ maxSessions: 1 });
+    const only = await session();
+    const busy = post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'patient' } }, only);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await initialize()).status).toBe(503);
+    await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }, only);
+    await busy;
+  });
+
+  it('keeps no session for a refused initialize', async () => {
+    await start({ maxSessions: 1 });
+    const refused = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-03-26' } });
+    expect(((await refused.json()) as Message).error.code).toBe(-32602);
+    const id = refused.headers.get('mcp-session-id')!;
+    expect((await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'mcp-session-id': id })).status).toBe(404);
+    // The cap of one is still free for a real session.
+    const real = await session();
+    expect((await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, real)).status).toBe(200);
+  });
+});
