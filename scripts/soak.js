@@ -6,6 +6,7 @@
 // (default 0.25) between the first sample after warm-up and the last.
 //
 //   SOAK_STDIO_CALLS (default 500000)  SOAK_HTTP_REQUESTS (default 200000)  SOAK_SAMPLES (default 10)
+//   SOAK_SESSIONS (default 10000): HTTP sessions opened and abandoned at the end, RSS and heap before and after
 const { spawn } = require('node:child_process');
 const path = require('node:path');
 const readline = require('node:readline');
@@ -17,6 +18,7 @@ const STDIO_CALLS = Number(process.env.SOAK_STDIO_CALLS ?? 500_000);
 const HTTP_REQUESTS = Number(process.env.SOAK_HTTP_REQUESTS ?? 200_000);
 const SAMPLES = Number(process.env.SOAK_SAMPLES ?? 10);
 const MAX_GROWTH = Number(process.env.SOAK_MAX_GROWTH ?? 0.25);
+const ABANDONED_SESSIONS = Number(process.env.SOAK_SESSIONS ?? 10_000);
 const IN_FLIGHT = 64;
 const MiB = (bytes) => (bytes / 1024 / 1024).toFixed(1);
 
@@ -74,7 +76,12 @@ async function soakHttp() {
   const opened = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'soak', version: '1' } } });
   const headers = { 'mcp-session-id': opened.response.headers.get('mcp-session-id'), 'mcp-protocol-version': '2025-11-25' };
   await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' });
-  const memory = async () => JSON.parse((await post({ jsonrpc: '2.0', id: 'm', method: 'tools/call', params: { name: 'memory' } }, headers)).json.result.content[0].text);
+  // Asked without a session (protocol 2026-07-28), so it works after the soak's session is evicted.
+  const memory = async () => {
+    const params = { name: 'memory', _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } };
+    const modern = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'memory' };
+    return JSON.parse((await post({ jsonrpc: '2.0', id: 'm', method: 'tools/call', params }, modern)).json.result.content[0].text);
+  };
   const samples = [];
   const every = Math.max(1, Math.floor(HTTP_REQUESTS / SAMPLES));
   let sent = 0;
@@ -87,6 +94,18 @@ async function soakHttp() {
     }
   };
   await Promise.all(Array.from({ length: 32 }, worker));
+  // Sessions opened and abandoned: the server keeps at most maxSessions (1000) of them.
+  const before = await memory();
+  let abandoned = 0;
+  const opener = async () => {
+    while (abandoned < ABANDONED_SESSIONS) {
+      abandoned++;
+      await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'gone', version: '1' } } });
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, opener));
+  const after = await memory();
+  console.log(`\n${ABANDONED_SESSIONS} abandoned sessions: RSS ${MiB(before.rss)} → ${MiB(after.rss)} MiB, heap ${MiB(before.heapUsed)} → ${MiB(after.heapUsed)} MiB`);
   child.kill('SIGTERM');
   await new Promise((resolve) => child.once('exit', resolve));
   return samples;
