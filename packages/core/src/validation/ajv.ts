@@ -6,44 +6,38 @@ import { formatAjvErrors } from './formatErrors';
 /** Checks a plain value against a schema: readable problems, none when the value is valid. */
 export type SchemaValidator = (value: unknown) => string[];
 
-let shared: Ajv2020 | undefined;
-
 /**
- * The one ajv instance: strict, so a schema the framework cannot vouch for fails at startup;
- * allErrors, so a model sees every mistake at once; verbose, so messages can quote the schema.
+ * A new ajv instance: allErrors, so a model sees every mistake at once; verbose, so messages
+ * can quote the schema. Loaded on first use: ajv is a fifth of the framework's start-up time.
+ * validateSchema off: checking each generated schema against the 2020-12 meta-schema costs
+ * tens of milliseconds at startup and finds nothing strict compilation would not; hand-written
+ * schemas are checked explicitly (checkSchema).
  */
-function ajv(): Ajv2020 {
-  if (!shared) {
-    // Loaded on first use: ajv is a fifth of the framework's start-up time.
-    const Ajv: typeof Ajv2020 = require('ajv/dist/2020').default;
-    const addFormats: typeof import('ajv-formats').default = require('ajv-formats').default;
-    // validateSchema off: checking each generated schema against the 2020-12 meta-schema costs
-    // tens of milliseconds at startup and finds nothing strict compilation would not.
-    // Hand-written schemas are checked explicitly (checkSchema).
-    shared = new Ajv({ strict: true, allErrors: true, verbose: true, validateSchema: false });
-    addFormats(shared);
-    // 2026-07-28: names the HTTP header a tool argument is mirrored in; an annotation only.
-    shared.addKeyword({ keyword: 'x-mcp-header', schemaType: 'string' });
-  }
-  return shared;
+function newAjv(strict: boolean): Ajv2020 {
+  const Ajv: typeof Ajv2020 = require('ajv/dist/2020').default;
+  const addFormats: typeof import('ajv-formats').default = require('ajv-formats').default;
+  const instance = new Ajv({ strict, allErrors: true, verbose: true, validateSchema: false });
+  addFormats(instance);
+  // 2026-07-28: names the HTTP header a tool argument is mirrored in; an annotation only.
+  if (strict) instance.addKeyword({ keyword: 'x-mcp-header', schemaType: 'string' });
+  return instance;
 }
 
+let shared: Ajv2020 | undefined;
 let lenient: Ajv2020 | undefined;
 
+/** The instance for the schemas the framework generates: strict, so its own mistakes fail at startup. */
+function ajv(): Ajv2020 {
+  return (shared ??= newAjv(true));
+}
+
 /**
- * The ajv instance for schemas an author wrote by hand: any valid JSON Schema 2020-12 is
- * accepted as written (`required` inside `anyOf`, `if` without `type`, annotation keywords
- * such as `x-mcp-header`), since the protocol allows the whole vocabulary. Strict mode stays
- * for the schemas the framework generates, where it catches the framework's own mistakes.
+ * The instance for schemas an author wrote by hand: any valid JSON Schema 2020-12 is accepted
+ * as written (`required` inside `anyOf`, `if` without `type`, annotation keywords such as
+ * `x-mcp-header`), since the protocol allows the whole vocabulary.
  */
 function lenientAjv(): Ajv2020 {
-  if (!lenient) {
-    const Ajv: typeof Ajv2020 = require('ajv/dist/2020').default;
-    const addFormats: typeof import('ajv-formats').default = require('ajv-formats').default;
-    lenient = new Ajv({ strict: false, allErrors: true, verbose: true, validateSchema: false });
-    addFormats(lenient);
-  }
-  return lenient;
+  return (lenient ??= newAjv(false));
 }
 
 /** Compiles a hand-written JSON Schema (2020-12) as written; see lenientAjv. */
