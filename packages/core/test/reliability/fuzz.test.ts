@@ -14,7 +14,7 @@ import { Completion, McpServer, Prompt, StdioTransport, Tool } from '@typemcp/co
 const LARGE = process.env.FUZZ_SIZE === 'large';
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 const STDIO_RUNS = Number(process.env.FUZZ_RUNS ?? (LARGE ? 1000 : 10));
-const HTTP_RUNS = Number(process.env.FUZZ_RUNS ?? (LARGE ? 1000 : 4));
+const HTTP_RUNS = Number(process.env.FUZZ_RUNS ?? (LARGE ? 4000 : 4));
 const LINES_PER_RUN = 200;
 
 class EchoInput {
