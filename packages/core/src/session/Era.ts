@@ -148,7 +148,15 @@ export const modernEra: Era = {
     return undefined;
   },
   prepare(source, method, params) {
-    const binding = { method, digest: paramsDigest(params), principal: undefined };
+    let digest: string | undefined;
+    // The digest costs a hash of the params: only a request that carries or issues a state pays it.
+    const binding = {
+      method,
+      get digest() {
+        return (digest ??= paramsDigest(params));
+      },
+      principal: undefined,
+    };
     return {
       scope: new MetaScope(params._meta as Record<string, unknown>),
       channel: new InputRound(source.channel, source.modern.requestStateKey, binding, params),
