@@ -1,5 +1,5 @@
 import { clip, echo, featuresOf } from '../protocol';
-import { ClientCapabilityError, InvalidParamsError, McpError, RequestEndedError, ToolError, UserRejectedError } from '../errors';
+import { ClientCapabilityError, InvalidClientResponseError, InvalidParamsError, McpError, RequestEndedError, ToolError, UserRejectedError } from '../errors';
 import type { Context } from '../runtime/Context';
 import type { RegisteredTool } from '../runtime/buildTool';
 import type { FeatureHost, MethodHandler } from '../runtime/FeatureHost';
@@ -54,7 +54,10 @@ export function invokeTool(host: ToolInvoker, tool: RegisteredTool, args: unknow
   }
   if (!tool.inputValidator) {
     if (args !== undefined && Object.keys(args).length > 0) {
-      const unknown = Object.keys(args).map((key) => `unknown property "${key}"`);
+      const keys = Object.keys(args);
+      // Bounded like every other echo of client input: at most 20 names, each cut.
+      const unknown = keys.slice(0, 20).map((key) => `unknown property "${clip(key)}"`);
+      if (keys.length > 20) unknown.push(`…and ${keys.length - 20} more unknown properties`);
       return toolErrorResult(`Invalid arguments for tool "${name}":\n- ${unknown.join('\n- ')}`);
     }
     return runTool(host, tool, undefined, ctx);
@@ -87,7 +90,8 @@ function failedCall(error: unknown, name: string, host: ToolInvoker, ctx: Contex
   // A request that ended with input_required, or a missing capability where the protocol has
   // an error for it (2026-07-28: -32021), is not the tool's failure.
   if (error instanceof RequestEndedError) throw error;
-  if (error instanceof ClientCapabilityError && featuresOf(ctx.protocolVersion).modernErrors) throw error;
+  // 2026-07-28: a missing capability and a malformed input response are the request's errors (-32021, -32602).
+  if ((error instanceof ClientCapabilityError || error instanceof InvalidClientResponseError) && featuresOf(ctx.protocolVersion).modernErrors) throw error;
   // These say what went wrong without revealing internals, and the model can act on them.
   if (error instanceof ToolError || error instanceof ClientCapabilityError || error instanceof UserRejectedError) {
     return toolErrorResult(error.message);

@@ -13,6 +13,8 @@ export interface ChangeListener {
   deliver(method: string, params: Record<string, unknown>): void;
   /** The server is closing: the listener ends gracefully. */
   end(): void;
+  /** Kept by endAll (the server's own listener for its sessions, which a reused server still needs). */
+  readonly persistent?: boolean;
 }
 
 const FILTER_OF: Record<string, keyof ChangeFilter> = {
@@ -49,8 +51,10 @@ export class ChangeBroadcaster {
 
   /** Ends every listener (server shutdown). */
   endAll(): void {
-    const ending = [...this.listeners];
-    this.listeners.clear();
-    for (const listener of ending) listener.end();
+    const ending = [...this.listeners].filter((listener) => !listener.persistent);
+    for (const listener of ending) {
+      this.listeners.delete(listener);
+      listener.end();
+    }
   }
 }

@@ -62,6 +62,8 @@ export class Connection implements RequestChannel, EraSource {
   private readonly diagnosticLimiter = new RateLimiter(5, 20);
   private suppressedDiagnostics = 0;
   private readonly inFlight = new Map<RequestId, InFlight>();
+  /** Handlers still running, cancelled or not: what maxRequestsInFlight bounds. */
+  private running = 0;
   /** The server capabilities this session was told of at initialize. */
   declaredCapabilities: Record<string, unknown> = {};
   private inputEnded = false;
@@ -161,11 +163,11 @@ export class Connection implements RequestChannel, EraSource {
       }
     }
     if (Array.isArray(value)) {
-      void this.receiveBatch(value);
+      this.receiveBatch(value).catch((error) => this.host.reportError('batch failed', error));
       return;
     }
     const answer = this.handle(value, false);
-    if (answer instanceof Promise) answer.then((response) => response && this.send(response));
+    if (answer instanceof Promise) answer.then((response) => response && this.send(response)).catch((error) => this.host.reportError('request failed', error));
     else if (answer) this.send(answer);
   }
 
@@ -212,7 +214,7 @@ export class Connection implements RequestChannel, EraSource {
     if (this.inFlight.has(id)) {
       return errorResponse(id, new InvalidRequestError(`Request id ${quote(id)} is already in use by a request in progress`).toJSON());
     }
-    if (this.inFlight.size >= this.host.maxRequestsInFlight) {
+    if (this.running >= this.host.maxRequestsInFlight) {
       return errorResponse(id, new InvalidRequestError(`Too many requests in progress (${this.host.maxRequestsInFlight}); wait for some to be answered`).toJSON());
     }
     const params = request.params ?? {};
@@ -256,6 +258,7 @@ export class Connection implements RequestChannel, EraSource {
     });
     const entry: InFlight = { ctx, method, era, cancelled: false };
     this.inFlight.set(id, entry);
+    this.running++;
     let result: ReturnType<MethodHandler>;
     try {
       result = this.host.dispatcher.dispatch(handler, method, params, ctx);
@@ -276,17 +279,23 @@ export class Connection implements RequestChannel, EraSource {
   private settle(entry: InFlight, id: RequestId, result: Record<string, unknown> | undefined, error: unknown): JsonRpcResponse | undefined {
     const ctx = entry.ctx!;
     ctx.finish();
+    this.running--;
     // A cancelled request already gave its id back; a new request may be using it.
     if (this.inFlight.get(id) === entry) this.inFlight.delete(id);
     // The response is sent after this returns; close only once it has been handed over.
     if (this.inputEnded) setImmediate(() => this.closeIfDrained());
     if (entry.cancelled) return undefined;
     if (error !== undefined) return errorResponse(id, this.toErrorObject(error, entry.method, entry.era));
-    if (result!.resultType === 'input_required') {
+    if (typeof result !== 'object' || result === null || Array.isArray(result)) {
+      // A route or middleware that returned no result object (a forgotten `return`).
+      const problem = new Error(`"${entry.method}" produced ${Array.isArray(result) ? 'an array' : String(result)} instead of a result object`);
+      return errorResponse(id, this.toErrorObject(problem, entry.method, entry.era));
+    }
+    if (result.resultType === 'input_required') {
       // Questions still waiting in the handler are dropped with it.
       ctx.cancel(new Error('Answered with input_required'));
     }
-    return { jsonrpc: '2.0', id, result: entry.era.complete(this, entry.method, result!) };
+    return { jsonrpc: '2.0', id, result: entry.era.complete(this, entry.method, result) };
   }
 
   private initialize(request: JsonRpcRequest): JsonRpcResponse {
@@ -369,8 +378,10 @@ export class Connection implements RequestChannel, EraSource {
     this.host.reportError(what, new Error(suppressed > 0 ? `${detail} (and ${suppressed} more not reported)` : detail));
   }
 
+  /** At end of input: close once only listen streams (which never end by themselves) are left. */
   private closeIfDrained(): void {
-    if (this.inFlight.size === 0) void this.close();
+    for (const entry of this.inFlight.values()) if (entry.method !== 'subscriptions/listen') return;
+    void this.close();
   }
 
   private onTransportClosed(): void {

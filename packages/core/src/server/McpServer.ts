@@ -245,6 +245,7 @@ export class McpServer {
       wantsResource: (uri) => [...this.readyConnections()].some((connection) => connection.session.subscriptions.has(uri)),
       deliver: (method, params) => this.notifySessions(method, params),
       end: () => undefined,
+      persistent: true,
     });
     this.plugins = new PluginRegistry({
       serverInfo: { name: options.name, version: options.version },

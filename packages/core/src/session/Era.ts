@@ -1,4 +1,4 @@
-import { ClientCapabilityError, ErrorCode, InvalidParamsError, InvalidRequestError, McpError, MethodNotFoundError } from '../errors';
+import { ClientCapabilityError, ErrorCode, InvalidClientResponseError, InvalidParamsError, InvalidRequestError, McpError, MethodNotFoundError } from '../errors';
 import { MissingClientCapabilityError, UnsupportedProtocolVersionError } from '../errors';
 import { clip, echo, isModernVersion, PROTOCOL_VERSION_META, quote, requestedEra, SUPPORTED_VERSIONS } from '../protocol';
 import type { EraName, RequestId } from '../protocol';
@@ -178,6 +178,8 @@ export const modernEra: Era = {
     if (error instanceof ClientCapabilityError) {
       return new MissingClientCapabilityError(error.message, capabilityObject(error.capability));
     }
+    // The client's answer in inputResponses is malformed: its request's params are invalid.
+    if (error instanceof InvalidClientResponseError) return new InvalidParamsError(`Invalid input response: ${error.message}`);
     // -32002 is reserved in 2026-07-28; an unknown resource is invalid params there.
     if (error instanceof McpError && error.code === ErrorCode.ResourceNotFound) return new InvalidParamsError(error.message, error.data);
     return error;

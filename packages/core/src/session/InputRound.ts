@@ -33,9 +33,13 @@ const KEY_PREFIX: Record<string, string> = {
  * top on the retry, so it must be safe to re-run up to its questions.
  */
 export class InputRound implements RequestChannel {
-  /** Resolves once the request must be answered with `input_required`; never otherwise. */
+  /**
+   * Resolves once the request must be answered with `input_required`, never otherwise; rejects
+   * when that answer cannot be made (answers that cannot be encoded into a state).
+   */
   readonly needed: Promise<InputRequiredResult>;
   private announce!: (result: InputRequiredResult) => void;
+  private fail!: (error: unknown) => void;
   private readonly answers: Record<string, unknown>;
   /** Answers this run used: carried to the next round in its state. */
   private readonly used: Record<string, unknown> = {};
@@ -51,7 +55,12 @@ export class InputRound implements RequestChannel {
     private readonly binding: RequestBinding,
     params: Record<string, unknown>,
   ) {
-    this.needed = new Promise((resolve) => (this.announce = resolve));
+    this.needed = new Promise((resolve, reject) => {
+      this.announce = resolve;
+      this.fail = reject;
+    });
+    // Nobody may be racing it (a handler that returned synchronously): not an unhandled rejection.
+    this.needed.catch(() => undefined);
     const responses = params.inputResponses;
     if (responses !== undefined && !isPlainObject(responses)) {
       throw new InvalidParamsError('"inputResponses" must be an object of the client\'s results, keyed as the server asked');
@@ -93,7 +102,10 @@ export class InputRound implements RequestChannel {
     if (this.ended) return Promise.reject(endedError());
     if (Object.keys(this.questions).length === 0) setImmediate(() => this.endRound());
     this.questions[inputKey] = params === undefined ? { method } : { method, params };
-    return new Promise((_resolve, reject) => this.abandon.push(reject));
+    const pending = new Promise<Record<string, unknown>>((_resolve, reject) => this.abandon.push(reject));
+    // A question the handler did not await must not become an unhandled rejection once dropped.
+    pending.catch(() => undefined);
+    return pending;
   }
 
   private nextKey(method: string): string {
@@ -108,11 +120,15 @@ export class InputRound implements RequestChannel {
 
   private endRound(): void {
     this.ended = true;
-    this.announce({
-      resultType: 'input_required',
-      inputRequests: this.questions,
-      requestState: sealRequestState(this.key, this.binding, this.used),
-    });
+    try {
+      this.announce({
+        resultType: 'input_required',
+        inputRequests: this.questions,
+        requestState: sealRequestState(this.key, this.binding, this.used),
+      });
+    } catch (error) {
+      this.fail(error);
+    }
     const error = endedError();
     for (const reject of this.abandon.splice(0)) reject(error);
   }

@@ -38,7 +38,16 @@ const ROUND_PARAMS = new Set(['_meta', 'inputResponses', 'requestState']);
 export function paramsDigest(params: Record<string, unknown>): string {
   const salient: Record<string, unknown> = {};
   for (const key of Object.keys(params).sort()) if (!ROUND_PARAMS.has(key)) salient[key] = params[key];
-  return createHash('sha256').update(canonicalJson(salient)).digest('base64url');
+  return createHash('sha256').update(encodeForState(() => canonicalJson(salient), 'the request params')).digest('base64url');
+}
+
+/** JSON for a state or its digest; client data nested too deep to encode is refused, not thrown. */
+function encodeForState(encode: () => string, what: string): string {
+  try {
+    return encode();
+  } catch {
+    throw new InvalidParamsError(`Invalid params: ${what} are nested too deeply to be carried in a requestState`);
+  }
 }
 
 function canonicalJson(value: unknown): string {
@@ -64,7 +73,7 @@ export function sealRequestState(key: RequestStateKey, binding: RequestBinding, 
     n: randomBytes(9).toString('base64url'),
     a: answers,
   };
-  const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
+  const body = Buffer.from(encodeForState(() => JSON.stringify(payload), 'the input responses')).toString('base64url');
   return `${body}.${sign(key, body)}`;
 }
 
@@ -77,8 +86,9 @@ export function openRequestState(key: RequestStateKey, state: unknown, binding: 
   if (typeof state !== 'string') throw refuse('it must be the string the server sent');
   const dot = state.indexOf('.');
   const body = state.slice(0, dot);
-  const signature = Buffer.from(state.slice(dot + 1), 'base64url');
-  const expected = Buffer.from(sign(key, body), 'base64url');
+  // Compared as text: base64url decoding would accept other spellings of the same signature.
+  const signature = Buffer.from(state.slice(dot + 1));
+  const expected = Buffer.from(sign(key, body));
   if (dot < 1 || signature.length !== expected.length || !timingSafeEqual(signature, expected)) throw refuse('integrity check failed');
   let payload: Payload;
   try {

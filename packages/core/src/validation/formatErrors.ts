@@ -1,3 +1,4 @@
+import { clip } from '../protocol';
 import type { ErrorObject } from 'ajv/dist/2020';
 import type { ValidationError } from 'class-validator';
 
@@ -30,7 +31,7 @@ function ajvMessage(error: ErrorObject): string {
     case 'required':
       return `missing required property "${joinPath(path, String(params.missingProperty))}"`;
     case 'additionalProperties':
-      return `unknown property "${joinPath(path, String(params.additionalProperty))}"`;
+      return `unknown property "${joinPath(path, clip(String(params.additionalProperty)))}"`;
     case 'enum':
       return `${subject(path)}: must be one of ${listValues(params.allowedValues)}`;
     case 'const':

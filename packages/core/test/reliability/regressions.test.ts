@@ -152,6 +152,8 @@ describe('stdio', () => {
     const third = await s.request(3, 'tools/list');
     expect(third.error).toMatchObject({ code: -32600, message: expect.stringMatching(/Too many requests in progress \(2\)/) });
     s.write({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } });
+    // Its handler ends on the abort; a slot is free once it has.
+    await new Promise((resolve) => setTimeout(resolve, 10));
     expect((await s.request(4, 'tools/list')).result.tools).toHaveLength(3);
     s.write([1, 2, 3, 4].map((n) => ({ jsonrpc: '2.0', id: 10 + n, method: 'tools/list' })));
     const refused = await s.waitFor((m) => m.error?.message?.includes('a batch of 4 messages'));
@@ -248,5 +250,165 @@ describe('Streamable HTTP with sessions', () => {
     // The cap of one is still free for a real session.
     const real = await session();
     expect((await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, real)).status).toBe(200);
+  });
+});
+
+const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
+
+describe('more classes: the server survives and answers', () => {
+  class Asker {
+    @Tool({ description: 'Asks a question' })
+    async ask(ctx: Context): Promise<string> {
+      const answer = await ctx.elicit('Name?', { requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
+      return answer.action;
+    }
+  }
+
+  it('refuses client data too deep for a requestState with -32602 instead of crashing', async () => {
+    const s = await stdioServer({ providers: [Tools, Asker] });
+    const deep = deepJson(100_000);
+    s.write(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","junk":${deep},"_meta":${JSON.stringify(META)}}}`);
+    expect((await s.waitFor((m) => m.id === 1)).error.code).toBe(-32602);
+    s.write(
+      `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask","inputResponses":{"elicitation-1":{"action":"accept","content":{},"junk":${deep}}},"_meta":${JSON.stringify(META)}}}`,
+    );
+    const second = await s.waitFor((m) => m.id === 2);
+    expect(second.error?.code ?? second.result?.resultType).toBeDefined();
+    expect((await s.request(3, 'tools/call', { name: 'echo', arguments: { text: 'alive' } })).result.content[0].text).toBe('alive');
+    await s.server.close();
+  });
+
+  it('answers -32602 for a malformed answer in inputResponses', async () => {
+    const s = await stdioServer({ providers: [Tools, Asker] });
+    const answer = await s.request(1, 'tools/call', { name: 'ask', inputResponses: { 'elicitation-1': { action: 'bogus' } }, _meta: META });
+    expect(answer.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^Invalid input response/) });
+    await s.server.close();
+  });
+
+  it('answers -32603 when middleware or a route produces no result object, and keeps serving', async () => {
+    const s = await stdioServer();
+    s.server.use(async (_ctx, next) => {
+      await next(); // forgets to return the result
+    });
+    const answer = await s.request(1, 'tools/list');
+    expect(answer.error.code).toBe(-32603);
+    expect(s.errors).toContain('"tools/list" failed');
+    await s.server.close();
+    const plugged = new McpServer({ name: 'p', version: '1', onError: () => undefined }).plugin({ name: 'empty', register: (host) => host.route('x/empty', () => undefined as never) });
+    const input = new PassThrough();
+    const output = new PassThrough();
+    await plugged.connect(new StdioTransport({ input, output, guardStdout: false }));
+    const lines: Message[] = [];
+    output.on('data', (chunk: Buffer) => lines.push(...chunk.toString().trim().split('\n').map((l) => JSON.parse(l))));
+    input.write('{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}\n');
+    input.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n{"jsonrpc":"2.0","id":1,"method":"x/empty"}\n');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(lines.find((m) => m.id === 1)?.error.code).toBe(-32603);
+    await plugged.close();
+  });
+
+  it('counts handlers that ignore cancellation against maxRequestsInFlight', async () => {
+    const s = await stdioServer({ maxRequestsInFlight: 2 });
+    for (const id of [1, 2, 3]) {
+      s.write({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'stubborn' } });
+      s.write({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } });
+    }
+    const third = await s.waitFor((m) => m.id === 3);
+    expect(third.error.message).toMatch(/Too many requests in progress/);
+    await s.server.close();
+  });
+
+  it('closes at end of input even with a subscriptions/listen stream open', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    output.resume();
+    const server = new McpServer({ name: 'listening', version: '1', providers: [Tools] });
+    const transport = new StdioTransport({ input, output, guardStdout: false });
+    const closed = new Promise<void>((resolve) => {
+      const original = transport.close.bind(transport);
+      transport.close = async () => {
+        await original();
+        resolve();
+      };
+    });
+    await server.connect(transport);
+    input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'subscriptions/listen', params: { _meta: META, notifications: { toolsListChanged: true } } })}\n`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    input.end();
+    await closed;
+    await server.close();
+  });
+
+  it('bounds the list of unknown tool arguments', async () => {
+    class Bare {
+      @Tool({ description: 'Takes nothing' })
+      bare(): string {
+        return 'bare';
+      }
+    }
+    const s = await stdioServer({ providers: [Bare] });
+    const args: Record<string, number> = { ['k'.repeat(500_000)]: 1 };
+    for (let i = 0; i < 50_000; i++) args[`key${i}`] = i;
+    const answer = await s.request(1, 'tools/call', { name: 'bare', arguments: args });
+    expect(answer.result.isError).toBe(true);
+    expect(JSON.stringify(answer).length).toBeLessThan(5_000);
+    expect(answer.result.content[0].text).toContain('more unknown properties');
+    await s.server.close();
+  });
+});
+
+describe('Streamable HTTP, more classes', () => {
+  let server: McpServer;
+  afterEach(() => server.close());
+
+  it('refuses initialize sent as a notification, and keeps no busy session', async () => {
+    server = new McpServer({ name: 'h', version: '1', providers: [Tools] });
+    const { url } = await server.listen({ transport: 'http', port: 0, handleSignals: false, maxSessions: 1 });
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const notification = await fetch(url, { method: 'POST', headers, body: '{"jsonrpc":"2.0","method":"initialize","params":{}}' });
+    expect(notification.status).toBe(400);
+    const real = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }),
+    });
+    expect(real.status).toBe(200);
+  });
+
+  it('closes the connection of a 2026-07-28 request whose client left before it was served', async () => {
+    server = new McpServer({ name: 'h', version: '1', providers: [Tools] });
+    const handler = server.httpHandler();
+    const { createServer } = await import('node:http');
+    // Mounted behind something slow (an authentication step), as a framework would.
+    const http = createServer((req, res) => void new Promise((resolve) => setTimeout(resolve, 100)).then(() => handler(req, res)));
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', () => resolve()));
+    const port = (http.address() as { port: number }).port;
+    const controller = new AbortController();
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'subscriptions/listen', params: { _meta: META, notifications: { toolsListChanged: true } } });
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' };
+    const pending = fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers, body, signal: controller.signal }).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    controller.abort();
+    await pending;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(server.sessions).toHaveLength(0);
+    await new Promise<void>((resolve) => http.close(() => resolve()));
+  });
+
+  it('echoes huge or unprintable header-checked values bounded, with 400 and the id', async () => {
+    server = new McpServer({ name: 'h', version: '1', providers: [Tools] });
+    const { url } = await server.listen({ transport: 'http', port: 0, handleSignals: false });
+    const post = (params: unknown, extra: Record<string, string>) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', ...extra },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params }),
+      });
+    const long = await post({ name: 'n'.repeat(1_000_000), _meta: META }, { 'mcp-name': 'other' });
+    expect(long.status).toBe(400);
+    expect((await long.text()).length).toBeLessThan(1_000);
+    const odd = await post({ name: 'echo', _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': { toString: 1 } } }, { 'mcp-name': 'echo' });
+    expect(odd.status).toBe(400);
+    expect(await odd.json()).toMatchObject({ id: 9, error: { code: -32602 } });
   });
 });

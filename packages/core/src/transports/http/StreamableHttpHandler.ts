@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DefinitionError, McpError } from '../../errors';
-import { HANDSHAKE_VERSIONS, isModernVersion, isServedVersion, PROTOCOL_VERSION_META, VERSION_WITHOUT_HEADER } from '../../protocol';
+import { HANDSHAKE_VERSIONS, isModernVersion, isServedVersion, PROTOCOL_VERSION_META, quote, VERSION_WITHOUT_HEADER } from '../../protocol';
 import type { RequestId } from '../../protocol';
 import type { Transport } from '../../protocol';
 import { InMemoryEventStore } from './EventStore';
@@ -158,6 +158,9 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     if (messages.some((m) => 'method' in m && 'id' in m && !isRequestId(m.id))) {
       throw new HttpError(400, 'Invalid Request: a request id must be a string or an integer', -32600);
     }
+    if (messages.some((m) => m.method === 'initialize' && !('id' in m))) {
+      throw new HttpError(400, 'Invalid Request: initialize must be a request (with an id)', -32600);
+    }
     const initialize = messages.some((m) => m.method === 'initialize');
     if (initialize && messages.length > 1) throw new HttpError(400, 'Invalid Request: initialize must be sent alone', -32600);
     const requestIds = messages.filter((m) => 'method' in m && 'id' in m).map((m) => m.id as RequestId);
@@ -194,9 +197,9 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     }
     const busy = requestIds.find((id) => transport.inProgress(id));
     if (busy !== undefined) {
-      throw new HttpError(409, `Invalid Request: request id ${JSON.stringify(busy)} is already in use by a request in progress`, -32600);
+      throw new HttpError(409, `Invalid Request: request id ${quote(busy)} is already in use by a request in progress`, -32600);
     }
-    if (options.stateless) res.on('close', () => void transport.close());
+    if (options.stateless && !closeWithResponse(res, transport)) return;
     // Awaited, so close() lets this request finish within its grace period.
     await transport.deliverRequests(payload, requestIds, res, headers);
   }
@@ -211,11 +214,11 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     const id = message.id as RequestId | undefined;
     const bodyVersion = requestedVersion(params);
     try {
-      if (bodyVersion === undefined) {
-        throw new McpError(-32602, `Invalid params: a 2026-07-28 request names its version in _meta["${PROTOCOL_VERSION_META}"]`);
+      if (typeof bodyVersion !== 'string') {
+        throw new McpError(-32602, `Invalid params: a 2026-07-28 request names its version, a string, in _meta["${PROTOCOL_VERSION_META}"]`);
       }
       const tool = method === 'tools/call' && typeof params.name === 'string' ? params.name : undefined;
-      checkMirroredHeaders(req, { method, params }, String(bodyVersion), tool === undefined ? [] : host.headerParams(tool));
+      checkMirroredHeaders(req, { method, params }, bodyVersion, tool === undefined ? [] : host.headerParams(tool));
     } catch (error) {
       if (!(error instanceof McpError)) throw error;
       res.writeHead(statusOfError(error.code), { 'content-type': 'application/json' });
@@ -229,8 +232,22 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     }
     const transport = new HttpSessionTransport(undefined, undefined, undefined, { answerStatus: statusOfError, keepAliveMs });
     await host.connect(transport);
-    res.on('close', () => void transport.close());
+    if (!closeWithResponse(res, transport)) return;
     await transport.deliverRequests(message, [id], res, { 'x-accel-buffering': 'no' });
+  }
+
+  /**
+   * Ties a one-request transport to its HTTP response: closing the response (the client went
+   * away, or the answer is complete) closes the transport. False when the response had already
+   * closed, so there is nothing to serve.
+   */
+  function closeWithResponse(res: ServerResponse, transport: HttpSessionTransport): boolean {
+    if (res.destroyed || res.writableEnded) {
+      void transport.close();
+      return false;
+    }
+    res.on('close', () => void transport.close());
+    return true;
   }
 
   async function get(req: IncomingMessage, res: ServerResponse): Promise<void> {

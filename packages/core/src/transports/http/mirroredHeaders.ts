@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { ErrorCode, HeaderMismatchError } from '../../errors';
+import { clip, quote } from '../../protocol';
 
 /** Where a tool argument marked with `x-mcp-header` is mirrored: `Mcp-Param-<name>`. */
 export interface HeaderParam {
@@ -27,11 +28,11 @@ export function checkMirroredHeaders(
   const versionHeader = single(req, 'mcp-protocol-version');
   if (versionHeader === undefined) throw new HeaderMismatchError('Header mismatch: the MCP-Protocol-Version header is required');
   if (versionHeader !== bodyVersion) {
-    throw new HeaderMismatchError(`Header mismatch: MCP-Protocol-Version header value '${versionHeader}' does not match body value '${bodyVersion}'`);
+    throw new HeaderMismatchError(`Header mismatch: MCP-Protocol-Version header value '${clip(versionHeader)}' does not match body value ${quote(bodyVersion)}`);
   }
   const methodHeader = single(req, 'mcp-method');
   if (methodHeader === undefined) throw new HeaderMismatchError('Header mismatch: the Mcp-Method header is required');
-  if (methodHeader !== method) throw new HeaderMismatchError(`Header mismatch: Mcp-Method header value '${methodHeader}' does not match body value '${method}'`);
+  if (methodHeader !== method) throw new HeaderMismatchError(`Header mismatch: Mcp-Method header value '${clip(methodHeader)}' does not match body value ${quote(method)}`);
 
   const nameField = NAMED[method];
   if (nameField !== undefined && typeof params[nameField] === 'string') {
@@ -39,7 +40,7 @@ export function checkMirroredHeaders(
     if (nameHeader === undefined) throw new HeaderMismatchError(`Header mismatch: the Mcp-Name header is required for ${method}`);
     const name = decodeHeaderValue(nameHeader, 'Mcp-Name');
     if (name !== params[nameField]) {
-      throw new HeaderMismatchError(`Header mismatch: Mcp-Name header value '${nameHeader}' does not match body value '${String(params[nameField])}'`);
+      throw new HeaderMismatchError(`Header mismatch: Mcp-Name header value '${clip(nameHeader)}' does not match body value ${quote(params[nameField])}`);
     }
   }
 
@@ -55,7 +56,7 @@ export function checkMirroredHeaders(
     if (header === undefined) throw new HeaderMismatchError(`Header mismatch: the ${headerName} header is required: the argument "${param.path.join('.')}" is set`);
     const decoded = decodeHeaderValue(header, headerName);
     if (!sameValue(decoded, value)) {
-      throw new HeaderMismatchError(`Header mismatch: ${headerName} header value '${header}' does not match body value '${String(value)}'`);
+      throw new HeaderMismatchError(`Header mismatch: ${headerName} header value '${clip(header)}' does not match body value ${quote(value)}`);
     }
   }
 }
@@ -112,7 +113,8 @@ function valueAt(args: unknown, path: readonly string[]): unknown {
 /** Strings as they are, integers numerically (`42.0` is 42), booleans as `true`/`false`. */
 function sameValue(header: string, value: unknown): boolean {
   if (typeof value === 'string') return header === value;
-  if (typeof value === 'number') return header.trim() !== '' && Number(header) === value;
+  // Decimal only: `0x2A` or `4.2e1` would match 42 for this check but not for a gateway reading the text.
+  if (typeof value === 'number') return /^-?\d+(\.0+)?$/.test(header) && Number(header) === value;
   if (typeof value === 'boolean') return header === String(value);
   return false;
 }
