@@ -9,7 +9,7 @@ import 'reflect-metadata';
 import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { IsString } from 'class-validator';
-import { Completion, McpServer, Prompt, StdioTransport, Tool } from '@typemcp/core';
+import { Completion, Context, McpServer, Prompt, StdioTransport, Tool } from '@typemcp/core';
 
 const LARGE = process.env.FUZZ_SIZE === 'large';
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
@@ -34,6 +34,12 @@ class Fuzzed {
   @Prompt({ description: 'About a topic' })
   about(args: Topic): string {
     return `About ${args.topic}`;
+  }
+
+  @Tool({ description: 'Asks the user (a 2026-07-28 request answers input_required)' })
+  async ask(ctx: Context): Promise<string> {
+    const answer = await ctx.elicit('Name?', { requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
+    return answer.action;
   }
 
   @Completion({ prompt: 'about', argument: 'topic' })
@@ -76,6 +82,16 @@ const params = fc.oneof(
   hostile,
 );
 
+const MODERN_META = JSON.stringify({ 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } });
+/** A 2026-07-28 call of the asking tool, with hostile extra params, answers and state. */
+const modernParams = fc
+  .tuple(hostile, fc.option(hostile), fc.option(hostile, { freq: 3 }))
+  .map(([junk, answer, state]) => {
+    const responses = answer === null ? '' : `"inputResponses":{"other":${answer},"elicitation-0":{"action":"accept","content":{},"extra":${answer}}},`;
+    const carried = state === null ? '' : `"requestState":${state},`;
+    return `{"name":"ask","junk":${junk},${responses}${carried}"_meta":${MODERN_META}}`;
+  });
+
 type Line =
   | { kind: 'request'; method: string; params: string }
   | { kind: 'cancel'; back: number; reason: string }
@@ -86,6 +102,7 @@ type Line =
 
 const line: fc.Arbitrary<Line> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('request' as const), method, params }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('request' as const), method: fc.constant('tools/call'), params: modernParams }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('cancel' as const), back: fc.nat(20), reason: hostile }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('response' as const), body: hostile }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('badId' as const), id: fc.constantFrom('1.5', 'null', '{}', '[]', 'true', '"x"') }) },
