@@ -74,7 +74,14 @@ class Exchange {
     this.stream?.end();
     if (!this.stream && !this.res.headersSent) {
       this.res.writeHead(503, { 'content-type': 'application/json', ...this.headers });
-      this.res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Session closed' } }));
+      // 2026-07-28 (a one-request transport with mapped statuses) reserves -32000: its answer is an
+      // internal error of the request, with its id.
+      const [id] = this.waiting;
+      const body =
+        this.answerStatus && id !== undefined
+          ? { jsonrpc: '2.0', id, error: { code: -32603, message: 'Internal error: the server closed before answering' } }
+          : { jsonrpc: '2.0', error: { code: -32000, message: 'Session closed' } };
+      this.res.end(JSON.stringify(body));
     }
     this.onDone(this);
   }
