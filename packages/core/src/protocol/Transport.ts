@@ -30,4 +30,6 @@ export interface Transport {
    */
   requestEnded?(id: RequestId): void;
   sessionId?: string;
+  /** Who is on the other end, when the transport knows it (HTTP authentication); binds 2026-07-28 requestState. */
+  readonly principal?: string;
 }

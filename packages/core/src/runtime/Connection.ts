@@ -109,6 +109,10 @@ export class Connection implements RequestChannel, EraSource {
     return this.host.modern;
   }
 
+  get principal(): string | undefined {
+    return this.transport.principal;
+  }
+
   get isOpen(): boolean {
     return !this.closed;
   }

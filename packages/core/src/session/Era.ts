@@ -32,6 +32,8 @@ export interface EraSource {
   /** The connection's channel to its client. */
   readonly channel: RequestChannel;
   readonly modern: ModernSettings;
+  /** Who sent the request, when the transport knows it. */
+  readonly principal: string | undefined;
 }
 
 /** The scope and client channel one request is served with. */
@@ -155,7 +157,7 @@ export const modernEra: Era = {
       get digest() {
         return (digest ??= paramsDigest(params));
       },
-      principal: undefined,
+      principal: source.principal,
     };
     return {
       scope: new MetaScope(params._meta as Record<string, unknown>),

@@ -227,6 +227,36 @@ describe('Streamable HTTP, protocol 2026-07-28', () => {
     expect(() => new McpServer({ name: 'x', version: '1' }).httpHandler({ keepAliveMs: 0 })).toThrow(/keepAliveMs must be a positive integer/);
   });
 
+  it('binds a requestState to the principal the application names', async () => {
+    class Asking {
+      @Tool({ description: 'Asks a question' })
+      async ask(ctx: Context): Promise<string> {
+        const answer = await ctx.elicit('Name?', { requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
+        return answer.action;
+      }
+    }
+    const bound = new McpServer({ name: 'bound', version: '1', providers: [Asking] });
+    const address = await bound.listen({ transport: 'http', port: 0, handleSignals: false, principal: (req) => req.headers['x-user'] as string | undefined });
+    const callAs = async (user: string, extra: Record<string, unknown> = {}) => {
+      const response = await fetch(address.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-user': user, ...standardHeaders('tools/call', { name: 'ask' }) },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask', ...extra, _meta: meta({ elicitation: {} }) } }),
+      });
+      return (await response.json()) as Record<string, any>;
+    };
+    try {
+      const first = await callAs('alice');
+      expect(first.result.resultType).toBe('input_required');
+      const retry = { inputResponses: { 'elicitation-1': { action: 'decline' } }, requestState: first.result.requestState };
+      const stolen = await callAs('mallory', retry);
+      expect(stolen.error).toMatchObject({ code: -32602, message: expect.stringMatching(/issued to another principal/) });
+      expect((await callAs('alice', retry)).result.content[0].text).toBe('decline');
+    } finally {
+      await bound.close();
+    }
+  });
+
   it('still serves handshake sessions on the same endpoint', async () => {
     const response = await fetch(url, {
       method: 'POST',

@@ -143,8 +143,14 @@ export class HttpSessionTransport implements Transport {
       answerStatus?: (errorCode: number) => number;
       /** Writes an SSE comment this often on a response stream (long `subscriptions/listen` streams). */
       keepAliveMs?: number;
+      /** Who sent the requests this transport carries (HttpHandlerOptions.principal). */
+      principal?: string;
     } = {},
   ) {}
+
+  get principal(): string | undefined {
+    return this.options.principal;
+  }
 
   async start(): Promise<void> {}
 

@@ -51,6 +51,11 @@ export interface HttpHandlerOptions extends HttpSecurityOptions {
    * 15 s), so a quiet `subscriptions/listen` stream survives proxies and client idle timeouts.
    */
   keepAliveMs?: number;
+  /**
+   * Who sent a request, as the application's authentication knows it (a user or client id).
+   * A 2026-07-28 `requestState` is bound to it: a retry by another principal is refused.
+   */
+  principal?: (req: IncomingMessage) => string | undefined;
 }
 
 /** A Node `(req, res)` handler; `parsedBody` is for frameworks that already parsed JSON. */
@@ -230,7 +235,8 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
       res.writeHead(202).end();
       return;
     }
-    const transport = new HttpSessionTransport(undefined, undefined, undefined, { answerStatus: statusOfError, keepAliveMs });
+    const principal = options.principal?.(req);
+    const transport = new HttpSessionTransport(undefined, undefined, undefined, { answerStatus: statusOfError, keepAliveMs, principal });
     await host.connect(transport);
     if (!closeWithResponse(res, transport)) return;
     await transport.deliverRequests(message, [id], res, { 'x-accel-buffering': 'no' });

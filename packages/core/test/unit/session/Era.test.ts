@@ -13,6 +13,7 @@ function source(): EraSource {
       requestStateKey: { secret: Buffer.alloc(32, 7), ttlMs: 60_000 },
       cacheHint: (method) => (method === 'tools/list' ? { ttlMs: 5, cacheScope: 'public' } : undefined),
     },
+    principal: undefined,
   };
 }
 
