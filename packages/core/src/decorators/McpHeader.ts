@@ -1,10 +1,9 @@
 import { DefinitionError } from '../errors';
 import { metadataStore } from '../metadata';
 import type { Constructor } from '../metadata';
+import { HEADER_TOKEN_CHARACTERS, isHeaderToken } from '../protocol';
 import { legacyOnly } from './legacyOnly';
 
-/** An HTTP field name (RFC 9110 `token`). */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /**
  * Mirrors a tool argument in the `Mcp-Param-<name>` HTTP header of 2026-07-28 requests
@@ -13,8 +12,8 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
  * server checks that the header matches the argument (-32020 otherwise).
  */
 export function McpHeader(name: string): PropertyDecorator {
-  if (typeof name !== 'string' || !TOKEN.test(name)) {
-    throw new DefinitionError('INVALID_OPTION', `@McpHeader(${JSON.stringify(name)}): the name must be a non-empty HTTP header token (letters, digits and !#$%&'*+-.^_\`|~)`);
+  if (!isHeaderToken(name)) {
+    throw new DefinitionError('INVALID_OPTION', `@McpHeader(${JSON.stringify(name)}): the name must be a non-empty HTTP header token (${HEADER_TOKEN_CHARACTERS})`);
   }
   return legacyOnly<PropertyDecorator>('McpHeader', (prototype, propertyName) => {
     metadataStore.addMcpHeader({ target: prototype.constructor as Constructor, propertyName: String(propertyName), header: name });

@@ -1,4 +1,4 @@
-import { featuresOf } from '../protocol';
+import { featuresOf, isPlainObject } from '../protocol';
 import { DefinitionError, InvalidClientResponseError } from '../errors';
 import { metadataStore } from '../metadata';
 import type { Constructor } from '../metadata';
@@ -324,9 +324,6 @@ function pick(schema: JsonSchema, keys: readonly string[]): JsonSchema {
   return out;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 
 function deepFreeze<T>(value: T): T {

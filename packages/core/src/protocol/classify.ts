@@ -15,7 +15,8 @@ export type ClassifiedMessage =
   /** Not a valid message; `id` is whatever id could be recovered, so the error can be addressed. */
   | { kind: 'invalid'; error: InvalidRequestError; id: RequestId | null };
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A JSON object: not null, not an array. */
+export const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Ids may be strings or integers; MCP forbids null. */
 const isValidId = (id: unknown): id is RequestId =>
@@ -27,13 +28,13 @@ function invalid(reason: string, id: unknown): ClassifiedMessage {
 
 /** Sorts one decoded JSON value into a request, notification, result or error response. */
 export function classify(value: unknown): ClassifiedMessage {
-  if (!isObject(value)) return invalid('expected an object', null);
+  if (!isPlainObject(value)) return invalid('expected an object', null);
   const { id } = value;
   if (value.jsonrpc !== '2.0') return invalid('"jsonrpc" must be "2.0"', id);
 
   if ('method' in value) {
     if (typeof value.method !== 'string' || value.method === '') return invalid('"method" must be a non-empty string', id);
-    if (value.params !== undefined && !isObject(value.params)) return invalid('"params" must be an object', id);
+    if (value.params !== undefined && !isPlainObject(value.params)) return invalid('"params" must be an object', id);
     if (!('id' in value)) return { kind: 'notification', message: value as unknown as JsonRpcNotification };
     if (!isValidId(id)) return invalid('"id" must be a string or an integer', null);
     return { kind: 'request', message: value as unknown as JsonRpcRequest };
@@ -41,13 +42,13 @@ export function classify(value: unknown): ClassifiedMessage {
 
   if ('result' in value) {
     if (!isValidId(id)) return invalid('a response "id" must be a string or an integer', null);
-    if (!isObject(value.result)) return invalid('"result" must be an object', id);
+    if (!isPlainObject(value.result)) return invalid('"result" must be an object', id);
     return { kind: 'result', message: value as unknown as JsonRpcResultResponse };
   }
 
   if ('error' in value) {
     const error = value.error;
-    if (!isObject(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
+    if (!isPlainObject(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
       return invalid('"error" must have a numeric "code" and a string "message"', id);
     }
     if (id !== undefined && id !== null && !isValidId(id)) {

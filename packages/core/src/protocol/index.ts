@@ -1,4 +1,5 @@
-export { classify } from './classify';
+export { classify, isPlainObject } from './classify';
+export { HEADER_TOKEN_CHARACTERS, isHeaderToken } from './headerToken';
 export type { ClassifiedMessage } from './classify';
 export {
   HANDSHAKE_VERSIONS,

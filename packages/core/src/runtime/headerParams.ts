@@ -1,4 +1,5 @@
 import { DefinitionError } from '../errors';
+import { HEADER_TOKEN_CHARACTERS, isHeaderToken } from '../protocol';
 
 /** A tool argument mirrored in an `Mcp-Param-<name>` header, and where it sits in the arguments. */
 export interface ToolHeaderParam {
@@ -7,8 +8,6 @@ export interface ToolHeaderParam {
 }
 
 const PRIMITIVE = new Set(['string', 'integer', 'boolean']);
-/** An HTTP field name (RFC 9110 `token`). */
-const HEADER_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /**
  * The `x-mcp-header` annotations of a tool's input schema, checked as 2026-07-28 requires:
@@ -26,8 +25,8 @@ export function headerParamsOf(inputSchema: Record<string, unknown>, where: stri
       if (!reachable || path.length === 0) {
         throw new DefinitionError('INVALID_OPTION', `${where}: x-mcp-header is allowed only on properties reached through "properties" alone`);
       }
-      if (typeof header !== 'string' || !HEADER_TOKEN.test(header)) {
-        throw new DefinitionError('INVALID_OPTION', `${where}: x-mcp-header ${JSON.stringify(header)} must be a non-empty HTTP header token (letters, digits and !#$%&'*+-.^_\`|~)`);
+      if (!isHeaderToken(header)) {
+        throw new DefinitionError('INVALID_OPTION', `${where}: x-mcp-header ${JSON.stringify(header)} must be a non-empty HTTP header token (${HEADER_TOKEN_CHARACTERS})`);
       }
       if (!PRIMITIVE.has(node.type as string)) {
         throw new DefinitionError('INVALID_OPTION', `${where}: x-mcp-header "${header}" is on "${path.join('.')}", which is not a string, integer or boolean`);

@@ -1,6 +1,6 @@
 import { ClientCapabilityError, ErrorCode, InvalidClientResponseError, InvalidParamsError, InvalidRequestError, McpError, MethodNotFoundError } from '../errors';
 import { MissingClientCapabilityError, UnsupportedProtocolVersionError } from '../errors';
-import { clip, echo, isModernVersion, PROTOCOL_VERSION_META, quote, requestedEra, SUPPORTED_VERSIONS } from '../protocol';
+import { clip, echo, isModernVersion, isPlainObject, PROTOCOL_VERSION_META, quote, requestedEra, SUPPORTED_VERSIONS } from '../protocol';
 import type { EraName, RequestId } from '../protocol';
 import { InputRound } from './InputRound';
 import { paramsDigest } from './requestState';
@@ -196,9 +196,6 @@ function capabilityObject(path: string): Record<string, unknown> {
     .reduce<Record<string, unknown>>((inner, name) => ({ [name]: inner }), {});
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const eras: ReadonlyMap<EraName, Era> = new Map([
   [handshakeEra.name, handshakeEra],

@@ -1,5 +1,5 @@
 import { DefinitionError, InternalError, InvalidParamsError, RequestEndedError } from '../errors';
-import { quote } from '../protocol';
+import { isPlainObject, quote } from '../protocol';
 import type { OutgoingRequestOptions, RequestId } from '../protocol';
 import type { RequestChannel } from './RequestChannel';
 import type { RequestScope } from './RequestScope';
@@ -138,6 +138,3 @@ function endedError(): RequestEndedError {
   return new RequestEndedError('The request was answered with input_required; it runs again when the client retries with the answers');
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
