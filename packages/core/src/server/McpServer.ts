@@ -588,10 +588,8 @@ function keyOf(item: unknown): string {
 
 /** How the server serves requests without a handshake (2026-07-28), from its options. */
 function modernSettings(options: McpServerOptions): ModernSettings {
-  const { secret, ttlMs = 10 * 60_000 } = options.requestState ?? {};
-  if (!(Number.isInteger(ttlMs) && ttlMs > 0)) {
-    throw new DefinitionError('INVALID_OPTION', `McpServer: requestState.ttlMs must be a positive integer of milliseconds, not ${String(ttlMs)}`);
-  }
+  const secret = options.requestState?.secret;
+  const ttlMs = positiveInteger(options.requestState?.ttlMs, 10 * 60_000, 'requestState.ttlMs');
   if (secret !== undefined && !((typeof secret === 'string' || secret instanceof Uint8Array) && secret.length >= 16)) {
     throw new DefinitionError('INVALID_OPTION', 'McpServer: requestState.secret must be a string or bytes of at least 16 characters');
   }
