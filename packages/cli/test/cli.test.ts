@@ -188,6 +188,75 @@ describe('typemcp build', () => {
     }
   });
 
+  it('builds a startup snapshot whose process runs the application at start, with its own argv, folder, environment and randomness', async () => {
+    const project = copyFixture('cjs');
+    fs.mkdirSync(path.join(project, 'src'));
+    for (const file of ['server.ts', 'greeting.ts']) fs.renameSync(path.join(project, file), path.join(project, 'src', file));
+    fs.writeFileSync(
+      path.join(project, 'src', 'where.ts'),
+      [
+        "import { randomUUID } from 'node:crypto';",
+        "import { Tool } from '@typemcp/core';",
+        '// Read when the module is evaluated: at start-up, not when the snapshot was built.',
+        'const markerAtLoad = process.env.SNAPSHOT_MARKER;',
+        'export class Where {',
+        "  @Tool({ description: 'What this process sees' })",
+        '  where(): string {',
+        '    return JSON.stringify({ script: process.argv[1], args: process.argv.slice(2), dir: __dirname, markerAtLoad, id: randomUUID() });',
+        '  }',
+        '}',
+        '',
+      ].join('\n'),
+    );
+    const server = fs.readFileSync(path.join(project, 'src', 'server.ts'), 'utf8');
+    fs.writeFileSync(
+      path.join(project, 'src', 'server.ts'),
+      server.replace("import { greeting } from './greeting.js';", "import { greeting } from './greeting.js';\nimport { Where } from './where.js';").replace('providers: [Greeter]', 'providers: [Greeter, Where]'),
+    );
+    fs.writeFileSync(
+      path.join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', types: ['node'], strict: true, experimentalDecorators: true, emitDecoratorMetadata: true, skipLibCheck: true, rootDir: 'src', outDir: 'dist' },
+        include: ['src'],
+      }),
+    );
+    const built = runCli(['build', 'dist/server.js', '--snapshot'], project);
+    expect(built.stderr).toMatch(/^built dist\/bundle\/server\.js .*\nbuilt dist\/bundle\/server\.blob [\d.]+ MiB in \d+ ms\nrun it with this Node\.js \(v[\d.]+\): node --snapshot-blob dist\/bundle\/server\.blob -- \[arguments\]\n$/);
+    expect(built.status).toBe(0);
+
+    // The blob moves to another folder; the project and its node_modules are gone.
+    const alone = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'typemcp-snapshot-')));
+    fs.copyFileSync(path.join(project, 'dist', 'bundle', 'server.blob'), path.join(alone, 'server.blob'));
+    fs.rmSync(project, { recursive: true, force: true });
+    const start = () =>
+      new LineClient(
+        spawn(process.execPath, ['--snapshot-blob', 'server.blob', '--', '--stdio', 'extra'], { cwd: alone, env: { ...process.env, SNAPSHOT_MARKER: 'at start' } }),
+      );
+    const seen: Array<Record<string, unknown>> = [];
+    try {
+      for (let run = 0; run < 2; run++) {
+        const client = start();
+        try {
+          await client.initialize();
+          const call = await client.request(1, 'tools/call', { name: 'hello', arguments: { name: 'snapshot' } });
+          expect(call.result).toEqual({ content: [{ type: 'text', text: 'Hello, snapshot!' }] });
+          const invalid = await client.request(2, 'tools/call', { name: 'hello', arguments: { name: 7 } });
+          expect(invalid.result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringContaining('"name": must be string') }] });
+          const where = (await client.request(3, 'tools/call', { name: 'where', arguments: {} })).result as { content: Array<{ text: string }> };
+          seen.push(JSON.parse(where.content[0]!.text));
+        } finally {
+          await client.stop();
+        }
+      }
+    } finally {
+      fs.rmSync(alone, { recursive: true, force: true });
+    }
+    for (const process of seen) {
+      expect(process).toMatchObject({ script: path.join(alone, 'server.js'), args: ['--stdio', 'extra'], dir: alone, markerAtLoad: 'at start' });
+    }
+    expect(seen[0]!.id).not.toBe(seen[1]!.id);
+  });
+
   it('stops when tsc reports errors', () => {
     const project = copyFixture('cjs');
     fs.writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, outDir: 'dist', types: [] }, files: ['bad.ts'] }));

@@ -31,7 +31,7 @@ describe('run', () => {
     [['deploy'], 'error unknown command "deploy"; the commands are dev, inspect, call, build\nRun typemcp --help for the commands.'],
     [['help', 'deploy'], 'unknown command "deploy"'],
     [['inspect', '--colour'], 'error unknown option --colour for typemcp inspect; its options are --json\nRun typemcp inspect --help for its options.'],
-    [['build', '-x'], 'unknown option -x for typemcp build; its options are --outfile <value>, --minify, --sourcemap, --no-tsc'],
+    [['build', '-x'], 'unknown option -x for typemcp build; its options are --outfile <value>, --minify, --sourcemap, --snapshot, --no-tsc'],
     [['call', 'hello', '--args'], '--args needs a value: --args <value>'],
     [['inspect', '--json=yes'], '--json takes no value'],
     [['inspect', 'a.ts', 'b.ts'], 'unexpected argument "b.ts"'],
