@@ -60,22 +60,37 @@ function subject(path: string): string {
   return path === '' ? 'arguments' : `"${path}"`;
 }
 
-/** `/location/lat` → `location.lat`, `/items/0/name` → `items[0].name`. */
+/** `/location/lat` → `location.lat`, `/items/0/name` → `items[0].name`. On the invalid-arguments hot path: no regular expressions. */
 function pointerToPath(pointer: string): string {
   if (pointer === '') return '';
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce(joinPath, '');
+  let path = '';
+  let start = 1;
+  while (start <= pointer.length) {
+    let end = pointer.indexOf('/', start);
+    if (end === -1) end = pointer.length;
+    const segment = pointer.slice(start, end);
+    path = joinPath(path, segment.includes('~') ? segment.replaceAll('~1', '/').replaceAll('~0', '~') : segment);
+    start = end + 1;
+  }
+  return path;
 }
 
 function joinPath(parent: string, segment: string): string {
-  if (/^\d+$/.test(segment)) return `${parent}[${segment}]`;
+  if (isIndex(segment)) return `${parent}[${segment}]`;
   return parent === '' ? segment : `${parent}.${segment}`;
 }
 
+function isIndex(segment: string): boolean {
+  if (segment === '') return false;
+  for (let i = 0; i < segment.length; i++) {
+    const code = segment.charCodeAt(i);
+    if (code < 48 || code > 57) return false;
+  }
+  return true;
+}
+
 function limit(messages: string[]): string[] {
+  if (messages.length < 2) return messages;
   const unique = [...new Set(messages)];
   if (unique.length <= MAX_MESSAGES) return unique;
   return [...unique.slice(0, MAX_MESSAGES), `…and ${unique.length - MAX_MESSAGES} more problems`];
