@@ -1,4 +1,3 @@
-import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import type { Constructor } from '../metadata';
 import { describeDto } from '../schema';
@@ -32,6 +31,8 @@ export function compileDtoValidator<T>(dto: Constructor<T>): DtoValidator<T> {
 }
 
 function createValidator<T>(dto: Constructor<T>): DtoValidator<T> {
+  // Loaded with the first validator, like ajv: a server that is only started pays for neither.
+  const { plainToInstance } = require('class-transformer') as Pick<typeof import('class-transformer'), 'plainToInstance'>;
   const { schema, needsClassValidator } = describeDto(dto);
   const check = compiledSchema(schema);
   const lift = freeFormLifter(dto, schema);

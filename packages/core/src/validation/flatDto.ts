@@ -1,11 +1,12 @@
 import 'reflect-metadata';
-import { TransformationType } from 'class-transformer';
 import type { MetadataStorage as TransformerStorage } from 'class-transformer/types/MetadataStorage';
 import { DESIGN_TYPE } from '../constants';
 import type { Constructor } from '../metadata';
 import type { JsonSchema } from '../schema';
 
-// class-transformer keeps its decorator registry out of its public entry point.
+// class-transformer keeps its decorator registry out of its public entry point. Its entry
+// point itself is loaded on the first conversion (DtoValidator), not at start-up.
+const { TransformationType } = require('class-transformer/cjs/enums') as Pick<typeof import('class-transformer'), 'TransformationType'>;
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as {
   defaultMetadataStorage: TransformerStorage;
 };
