@@ -3,7 +3,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import type { Output } from '../output';
 import { UsageError } from '../UsageError';
-import { packagesInBundle, snapshotBlobPath, snapshotEntrySource, writeSnapshot } from './snapshot';
+import { snapshotPreloads, snapshotBlobPath, snapshotEntrySource, writeSnapshot } from './snapshot';
 
 export interface BuildOptions {
   entry: string;
@@ -90,7 +90,7 @@ async function buildSnapshot(
   out.progress('building the startup snapshot');
   try {
     await esbuild.build({
-      stdin: { contents: snapshotEntrySource(entry, packagesInBundle(entry, metafile, cwd)), resolveDir: path.dirname(entry), sourcefile: 'snapshot-entry.js', loader: 'js' },
+      stdin: { contents: snapshotEntrySource(entry, snapshotPreloads(entry, metafile, cwd)), resolveDir: path.dirname(entry), sourcefile: 'snapshot-entry.js', loader: 'js' },
       outfile: snapshotBundle,
       bundle: true,
       platform: 'node',
