@@ -171,9 +171,16 @@ export class Connection implements RequestChannel, EraSource {
       return;
     }
     const answer = this.handle(value, false);
-    if (answer instanceof Promise) answer.then((response) => response && this.send(response)).catch((error) => this.host.reportError('request failed', error));
+    if (answer instanceof Promise) answer.then(this.sendAnswer, this.answerFailed);
     else if (answer) this.send(answer);
   }
+
+  // Bound once: an asynchronous answer costs one promise reaction, not two and two closures. send() never throws.
+  private readonly sendAnswer = (response: JsonRpcResponse | undefined): void => {
+    if (response) this.send(response);
+  };
+
+  private readonly answerFailed = (error: unknown): void => this.host.reportError('request failed', error);
 
   private async receiveBatch(items: unknown[]): Promise<void> {
     if (items.length > this.host.maxBatchSize) {
