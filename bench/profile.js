@@ -5,7 +5,10 @@
  * samples taken while the measured requests were in flight count (warmup and startup are cut
  * off by timestamp), except for the `startup` workload, which is all startup.
  *
- *   node bench/profile.js [calls|invalid|http|list|startup] [floor|sdk|typemcp]
+ *   node bench/profile.js [calls|invalid|middleware|http|http2026|mrtr|list|startup] [floor|sdk|typemcp]
+ *
+ * `middleware` is `calls` with one empty server.use middleware (TypeMCP only); `http2026` and
+ * `mrtr` are the 2026-07-28 calls and MRTR rounds of run.js (floor and TypeMCP only).
  *
  * Defaults: calls, typemcp. Build first (`npm run bench` does, or `npm run build && npx tsc -p
  * bench/tsconfig.json`). Writes bench/results/profiles/<workload>-<variant>.cpuprofile (open it
@@ -18,6 +21,7 @@ const { execFileSync } = require('node:child_process');
 const { startServer, stopServer, stopAll, listeningPort } = require('./lib/server');
 const { StdioClient, callLine, isSuccess, isToolError } = require('./lib/stdio');
 const httpLoad = require('./lib/http');
+const modern = require('./lib/modern');
 
 const ROOT = path.resolve(__dirname, '..');
 const SCRIPTS = {
@@ -29,7 +33,7 @@ const workload = process.argv[2] ?? 'calls';
 const variantKey = process.argv[3] ?? 'typemcp';
 const count = Number(process.env.PROFILE_CALLS || 50000);
 const top = Number(process.env.PROFILE_TOP || 25);
-const WORKLOADS = ['calls', 'invalid', 'http', 'list', 'startup'];
+const WORKLOADS = ['calls', 'invalid', 'middleware', 'http', 'http2026', 'mrtr', 'list', 'startup'];
 
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
@@ -44,21 +48,24 @@ async function main() {
   const nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${scratch}`, '--cpu-prof-interval', '200'];
 
   let window;
-  if (workload === 'http') {
-    const server = startServer(variant, { http: true, nodeArgs });
+  if (workload === 'http' || workload === 'http2026' || workload === 'mrtr') {
+    const server = startServer(variant, { http: true, nodeArgs, env: workload === 'http' ? {} : { BENCH_2026: '1' } });
     try {
       const port = await listeningPort(server);
-      const common = { port, clients: 32, bodyFor: httpLoad.echoBody, check: isSuccess, timeoutMs: 300_000 };
-      await httpLoad.load({ ...common, count: 5000 });
+      const common =
+        workload === 'http'
+          ? { port, clients: 32, bodyFor: httpLoad.echoBody, check: isSuccess, timeoutMs: 300_000 }
+          : { port, clients: 32, bodyFor: modern.echoBody, headers: modern.echoHeaders, check: modern.isComplete, timeoutMs: 300_000 };
+      const run = workload === 'mrtr' ? (n) => modern.mrtrLoad({ port, clients: 32, count: n, timeoutMs: 300_000 }) : (n) => httpLoad.load({ ...common, count: n });
+      await run(5000);
       const from = monotonicUs();
-      const result = await httpLoad.load({ ...common, count });
-      window = { from, to: monotonicUs(), requests: count, bad: result.bad };
+      const result = await run(count);
+      window = { from, to: monotonicUs(), requests: workload === 'mrtr' ? count * 2 : count, bad: result.bad };
     } finally {
-      server.child.kill('SIGTERM'); // the servers exit on SIGTERM, which lets --cpu-prof write
-      await stopServer(server);
+      await stopServer(server); // SIGTERM first for an HTTP server: they exit on it, which lets --cpu-prof write
     }
   } else {
-    const env = workload === 'list' ? { BENCH_TOOLS: '1000' } : {};
+    const env = workload === 'list' ? { BENCH_TOOLS: '1000' } : workload === 'middleware' ? { BENCH_MIDDLEWARE: '1' } : {};
     const server = startServer(variant, { env, nodeArgs });
     try {
       const client = new StdioClient(server);

@@ -7,7 +7,8 @@ const http = require('node:http');
 const { performance } = require('node:perf_hooks');
 const { PROTOCOL_VERSION } = require('./stdio');
 
-function post(agent, port, body) {
+/** One POST to /mcp; `headers` are added to (or replace) the handshake-era defaults. */
+function post(agent, port, body, headers) {
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
@@ -21,6 +22,7 @@ function post(agent, port, body) {
           accept: 'application/json, text/event-stream',
           'mcp-protocol-version': PROTOCOL_VERSION,
           'content-length': Buffer.byteLength(body),
+          ...headers,
         },
       },
       (res) => {
@@ -37,7 +39,7 @@ function post(agent, port, body) {
 }
 
 /** `count` requests from `clients` concurrent clients; resolves with elapsed ms, latencies, failures. */
-async function load({ port, clients, count, bodyFor, check, timeoutMs }) {
+async function load({ port, clients, count, bodyFor, headers, check, timeoutMs }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
   const latencies = new Float64Array(count);
   let issued = 0;
@@ -50,7 +52,7 @@ async function load({ port, clients, count, bodyFor, check, timeoutMs }) {
       if (performance.now() > deadline) throw new Error(`HTTP load timed out after ${timeoutMs} ms (${issued}/${count} issued)`);
       const index = issued++;
       const t0 = performance.now();
-      const { status, text } = await post(agent, port, bodyFor(index + 1));
+      const { status, text } = await post(agent, port, bodyFor(index + 1), headers);
       latencies[index] = performance.now() - t0;
       if (status !== 200 || !check(text)) {
         bad++;

@@ -9,13 +9,19 @@ const { performance } = require('node:perf_hooks');
 
 const live = new Set();
 
+/** What the bench servers read from their environment: set per phase, never inherited. */
+const SERVER_SETTINGS = ['BENCH_TOOLS', 'BENCH_MIDDLEWARE', 'BENCH_2026'];
+
 function startServer(variant, { http = false, env = {}, nodeArgs = [] } = {}) {
-  const args = [...nodeArgs, variant.script];
+  // variant.args: how node starts it when that is not `node <script>` (a startup snapshot).
+  const args = [...nodeArgs, ...(variant.args ?? [variant.script])];
   if (http) args.push('--http');
+  const inherited = { ...process.env };
+  for (const name of SERVER_SETTINGS) delete inherited[name];
   const spawnedAt = performance.now();
   const child = spawn(process.execPath, args, {
     stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
+    env: { ...inherited, ...env },
   });
   live.add(child);
   let stderr = '';
@@ -34,6 +40,7 @@ function startServer(variant, { http = false, env = {}, nodeArgs = [] } = {}) {
   return {
     child,
     pid: child.pid,
+    http,
     spawnedAt,
     exited,
     get stderr() {
@@ -52,12 +59,17 @@ function waitOrTimeout(promise, ms) {
   );
 }
 
-/** Ends stdin, then SIGTERM, then SIGKILL — each to this PID only, a bounded wait between. */
+/**
+ * Ends stdin, then SIGTERM, then SIGKILL — each to this PID only, a bounded wait between. An
+ * HTTP server does not stop at the end of its stdin: it gets SIGTERM at once.
+ */
 async function stopServer(server) {
   const { child } = server;
   if (!server.alive) return server.exited;
-  child.stdin.end();
-  if ((await waitOrTimeout(server.exited, 1500)) !== 'timeout') return server.exited;
+  if (!server.http) {
+    child.stdin.end();
+    if ((await waitOrTimeout(server.exited, 1500)) !== 'timeout') return server.exited;
+  }
   child.kill('SIGTERM');
   if ((await waitOrTimeout(server.exited, 3000)) !== 'timeout') return server.exited;
   child.kill('SIGKILL');

@@ -2,14 +2,18 @@
  * The bench server built with TypeMCP, the way a user builds one: decorators, a class-validator
  * DTO, `@typemcp/core` compiled by tsc with decorator metadata. One `echo` tool, one resource,
  * one prompt; `BENCH_TOOLS=N` adds N more tools (same input DTO) for the tools/list figures.
+ * `BENCH_MIDDLEWARE=N` installs N empty `server.use` middlewares. `BENCH_2026=1` adds the two
+ * tools of the 2026-07-28 phases: `confirm` (asks the client once with `ctx.elicit`) and
+ * `touch` (`notifyUpdated('bench://info')`, for the subscriptions/listen fan-out).
  *
  *   node bench/dist/typemcp.js            stdio
  *   node bench/dist/typemcp.js --http     Streamable HTTP, stateless, 127.0.0.1, a free port
- *                                         (prints "LISTENING <port>" on stdout)
+ *                                         (prints "LISTENING <port>" on stdout); 2026-07-28
+ *                                         POSTs are served without a session whatever it says
  */
 import 'reflect-metadata';
-import { IsString } from 'class-validator';
-import { McpServer, Prompt, Resource, Tool } from '@typemcp/core';
+import { IsBoolean, IsString } from 'class-validator';
+import { Context, McpServer, Prompt, Resource, Tool } from '@typemcp/core';
 import type { Constructor } from '@typemcp/core';
 
 class EchoInput {
@@ -39,6 +43,26 @@ class BenchProvider {
   }
 }
 
+class ConfirmForm {
+  @IsBoolean()
+  ok!: boolean;
+}
+
+/** Only with BENCH_2026=1, so that the other phases list and load the same tools as before. */
+class ModernProvider {
+  @Tool('Asks the client to confirm, then answers')
+  async confirm(ctx: Context): Promise<string> {
+    const answer = await ctx.elicit('Go ahead?', ConfirmForm, { key: 'confirm' });
+    return answer.action === 'accept' && answer.content.ok ? 'confirmed' : 'declined';
+  }
+
+  @Tool('Marks bench://info as updated')
+  touch(): string {
+    server.resources.notifyUpdated('bench://info');
+    return 'touched';
+  }
+}
+
 /** A provider with `count` echo tools named tool_0 … tool_<count-1>, declared with the decorator. */
 function manyTools(count: number): Constructor {
   class ManyTools {}
@@ -56,8 +80,17 @@ function manyTools(count: number): Constructor {
 const extraTools = Number(process.env.BENCH_TOOLS ?? 0);
 const providers: Constructor[] = [BenchProvider];
 if (extraTools > 0) providers.push(manyTools(extraTools));
+if (process.env.BENCH_2026 === '1') providers.push(ModernProvider);
 
-const server = new McpServer({ name: 'typemcp-bench', version: '1.0.0', providers });
+const server = new McpServer({
+  name: 'typemcp-bench',
+  version: '1.0.0',
+  providers,
+  // A fixed key, as a deployment behind a load balancer has; the floor signs with one too.
+  requestState: { secret: 'typemcp-bench-request-state' },
+});
+const middlewares = Number(process.env.BENCH_MIDDLEWARE ?? 0);
+for (let i = 0; i < middlewares; i++) server.use(async (_ctx, next) => next());
 
 if (process.argv.includes('--http')) {
   void server.listen({ transport: 'http', host: '127.0.0.1', port: 0, stateless: true }).then((address) => {
