@@ -90,7 +90,6 @@ export const handshakeEra: Era = {
 const CLIENT_CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
 const CLIENT_INFO_META = 'io.modelcontextprotocol/clientInfo';
 const LOG_LEVEL_META = 'io.modelcontextprotocol/logLevel';
-const SERVER_INFO_META = 'io.modelcontextprotocol/serverInfo';
 
 /** A 2026-07-28 request's own scope, read from its `_meta`. */
 class MetaScope implements RequestScope {
@@ -165,8 +164,14 @@ export const modernEra: Era = {
     };
   },
   complete(source, method, result) {
-    const meta = { ...(result._meta as Record<string, unknown> | undefined), [SERVER_INFO_META]: source.modern.serverInfo };
-    const completed: Record<string, unknown> = { ...result, resultType: result.resultType ?? 'complete', _meta: meta };
+    const own = result._meta as Record<string, unknown> | undefined;
+    // Literal keys and a plain copy loop: spreading with a computed key costs about 1 µs per
+    // result here (the objects end up slow to build and to stringify); this costs a tenth.
+    const meta = own === undefined ? { 'io.modelcontextprotocol/serverInfo': source.modern.serverInfo } : { ...own, 'io.modelcontextprotocol/serverInfo': source.modern.serverInfo };
+    const completed: Record<string, unknown> = {};
+    for (const key in result) if (Object.prototype.hasOwnProperty.call(result, key)) completed[key] = result[key];
+    completed.resultType = result.resultType ?? 'complete';
+    completed._meta = meta;
     if (completed.resultType === 'complete') {
       const hint = source.modern.cacheHint(method);
       if (hint) {
