@@ -18,3 +18,4 @@ export { InvalidClientResponseError } from './InvalidClientResponseError';
 export { UnsupportedProtocolVersionError } from './UnsupportedProtocolVersionError';
 export { MissingClientCapabilityError } from './MissingClientCapabilityError';
 export { HeaderMismatchError } from './HeaderMismatchError';
+export { withoutStack } from './withoutStack';

@@ -1,4 +1,4 @@
-import { ErrorCode, InternalError, InvalidParamsError, InvalidRequestError, McpError, MethodNotFoundError, ParseError } from '../errors';
+import { ErrorCode, InternalError, InvalidParamsError, InvalidRequestError, McpError, MethodNotFoundError, ParseError, withoutStack } from '../errors';
 import { classify, clip, featuresOf, negotiateVersion, PendingRequests, quote, reasonText } from '../protocol';
 import type {
   JsonRpcErrorObject,
@@ -304,7 +304,7 @@ export class Connection implements RequestChannel, EraSource {
     }
     if (result.resultType === 'input_required') {
       // Questions still waiting in the handler are dropped with it.
-      ctx.cancel(new Error('Answered with input_required'));
+      ctx.cancel(withoutStack(() => new Error('Answered with input_required')));
     }
     return { jsonrpc: '2.0', id, result: entry.era.complete(this, entry.method, result) };
   }

@@ -1,4 +1,4 @@
-import { DefinitionError, InternalError, InvalidParamsError, RequestEndedError } from '../errors';
+import { DefinitionError, InternalError, InvalidParamsError, RequestEndedError, withoutStack } from '../errors';
 import { isPlainObject, quote } from '../protocol';
 import type { OutgoingRequestOptions, RequestId } from '../protocol';
 import type { RequestChannel } from './RequestChannel';
@@ -135,6 +135,6 @@ export class InputRound implements RequestChannel {
 }
 
 function endedError(): RequestEndedError {
-  return new RequestEndedError('The request was answered with input_required; it runs again when the client retries with the answers');
+  return withoutStack(() => new RequestEndedError('The request was answered with input_required; it runs again when the client retries with the answers'));
 }
 
