@@ -41,6 +41,9 @@ export interface ConnectionHost {
   onConnectionClosed(connection: Connection): void;
 }
 
+/** Where a request's later answer goes. */
+type Deliver = (response: JsonRpcResponse | undefined) => void;
+
 interface InFlight {
   ctx: Context | undefined;
   method: string;
@@ -170,12 +173,12 @@ export class Connection implements RequestChannel, EraSource {
       this.receiveBatch(value).catch((error) => this.host.reportError('batch failed', error));
       return;
     }
-    const answer = this.handle(value, false);
+    const answer = this.handle(value, this.sendAnswer);
     if (answer instanceof Promise) answer.then(this.sendAnswer, this.answerFailed);
     else if (answer) this.send(answer);
   }
 
-  // Bound once: an asynchronous answer costs one promise reaction, not two and two closures. send() never throws.
+  // Bound once: an asynchronous answer is sent from the handler's own promise reaction. send() never throws.
   private readonly sendAnswer = (response: JsonRpcResponse | undefined): void => {
     if (response) this.send(response);
   };
@@ -195,17 +198,21 @@ export class Connection implements RequestChannel, EraSource {
       this.send(errorResponse(null, { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${why}` }));
       return;
     }
-    const answers = await Promise.all(items.map((item) => this.handle(item, true)));
+    const answers = await Promise.all(items.map((item) => this.handle(item, undefined)));
     const responses = answers.filter((a): a is JsonRpcResponse => a !== undefined);
     if (responses.length > 0) this.send(responses);
   }
 
-  /** Handles one message; returns the response to send, if any. */
-  private handle(value: unknown, inBatch: boolean): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
+  /**
+   * Handles one message; returns the response to send, if any. With `deliver` (a message on its
+   * own), an answer that comes later goes to it instead of into a returned promise; without
+   * (a batch member), it is returned, so the batch can wait for all of them.
+   */
+  private handle(value: unknown, deliver: Deliver | undefined): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
     const classified = classify(value);
     switch (classified.kind) {
       case 'request':
-        return this.handleRequest(classified.message, inBatch);
+        return this.handleRequest(classified.message, deliver);
       case 'notification':
         this.handleNotification(classified.message);
         return undefined;
@@ -220,7 +227,7 @@ export class Connection implements RequestChannel, EraSource {
     }
   }
 
-  private handleRequest(request: JsonRpcRequest, inBatch: boolean): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
+  private handleRequest(request: JsonRpcRequest, deliver: Deliver | undefined): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
     const { id, method } = request;
     if (this.inFlight.has(id)) {
       return errorResponse(id, new InvalidRequestError(`Request id ${quote(id)} is already in use by a request in progress`).toJSON());
@@ -231,7 +238,7 @@ export class Connection implements RequestChannel, EraSource {
     const params = request.params ?? {};
     const era = eraOf(params);
     if (method === 'initialize' && era.name === 'handshake') {
-      if (inBatch) return errorResponse(id, new InvalidRequestError('initialize must not be part of a batch').toJSON());
+      if (!deliver) return errorResponse(id, new InvalidRequestError('initialize must not be part of a batch').toJSON());
       return this.initialize(request);
     }
     const refused = era.refusal(this, method, params);
@@ -240,7 +247,7 @@ export class Connection implements RequestChannel, EraSource {
     if (!handler) {
       return errorResponse(id, new MethodNotFoundError(`Method not found: ${clip(method)}`).toJSON());
     }
-    return this.dispatch(id, method, params, era, handler);
+    return this.dispatch(id, method, params, era, handler, deliver);
   }
 
   /** Runs a handler; answers synchronously when the handler does, so fast requests skip the microtask queue. */
@@ -250,6 +257,7 @@ export class Connection implements RequestChannel, EraSource {
     params: Record<string, unknown>,
     era: Era,
     handler: MethodHandler,
+    deliver: Deliver | undefined,
   ): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
     let prepared: ReturnType<Era['prepare']>;
     try {
@@ -279,12 +287,27 @@ export class Connection implements RequestChannel, EraSource {
     if (result instanceof Promise) {
       // Without a handshake, the first unanswered question to the client ends the request.
       const answer = prepared.channel instanceof InputRound ? Promise.race([result, prepared.channel.needed]) : result;
+      if (deliver) {
+        answer.then(
+          (value) => this.settleAndDeliver(deliver, entry, id, value as Record<string, unknown>, undefined),
+          (error: unknown) => this.settleAndDeliver(deliver, entry, id, undefined, error ?? new Error('rejected')),
+        );
+        return undefined;
+      }
       return answer.then(
         (value) => this.settle(entry, id, value as Record<string, unknown>, undefined),
         (error: unknown) => this.settle(entry, id, undefined, error ?? new Error('rejected')),
       );
     }
     return this.settle(entry, id, result, undefined);
+  }
+
+  private settleAndDeliver(deliver: Deliver, entry: InFlight, id: RequestId, result: Record<string, unknown> | undefined, error: unknown): void {
+    try {
+      deliver(this.settle(entry, id, result, error));
+    } catch (failure) {
+      this.answerFailed(failure);
+    }
   }
 
   private settle(entry: InFlight, id: RequestId, result: Record<string, unknown> | undefined, error: unknown): JsonRpcResponse | undefined {
