@@ -32,7 +32,8 @@
  *                             number of clients, after BENCH_MRTR_WARMUP (1000)
  *   BENCH_LISTENERS (1000)    subscriptions/listen streams held open for the fan-out figures
  *   BENCH_FANOUTS (20)        notifications fanned out to all of them per round (after one unmeasured)
- *   BENCH_VARIANTS            comma-separated subset of floor,sdk,typemcp,typemcp-bundle,typemcp-snapshot
+ *   BENCH_VARIANTS            comma-separated subset of floor,sdk,typemcp,typemcp-bundle,typemcp-snapshot,
+ *                             floor-class-validator
  *   BENCH_OUT                 results file (bench/results/latest.json); a .md table is written beside it
  * BENCH_HTTP_2026, BENCH_MRTR, BENCH_LISTENERS and BENCH_LIST_TOOLS set to 0 skip their phase.
  * The tools/call phase with one empty middleware (TypeMCP only) uses BENCH_CALLS and BENCH_WARMUP.
@@ -92,8 +93,9 @@ const ALL_VARIANTS = [
   { key: 'typemcp', script: path.join(__dirname, 'dist', 'typemcp.js'), modern: true },
   { key: 'typemcp-bundle', script: BUNDLE, coldOnly: true },
   { key: 'typemcp-snapshot', script: SNAPSHOT, args: ['--snapshot-blob', SNAPSHOT, '--'], coldOnly: true },
+  { key: 'floor-class-validator', script: path.join(__dirname, 'servers', 'floor-class-validator.js'), coldOnly: true },
 ];
-const wanted = (process.env.BENCH_VARIANTS ?? 'floor,sdk,typemcp,typemcp-bundle,typemcp-snapshot').split(',').map((s) => s.trim()).filter(Boolean);
+const wanted = (process.env.BENCH_VARIANTS ?? 'floor,sdk,typemcp,typemcp-bundle,typemcp-snapshot,floor-class-validator').split(',').map((s) => s.trim()).filter(Boolean);
 for (const key of wanted) {
   if (!ALL_VARIANTS.some((v) => v.key === key)) throw new Error(`BENCH_VARIANTS: unknown variant ${JSON.stringify(key)}`);
 }
@@ -380,7 +382,7 @@ async function verify(variant) {
     };
     await expect('tools/call', { name: 'echo', arguments: { text: 'hello' } }, '"text":"hello"');
     await expect('tools/call', { name: 'echo', arguments: { text: 42 } }, '"isError":true');
-    if (variant.key !== 'floor') {
+    if (!variant.key.startsWith('floor')) {
       await expect('resources/read', { uri: 'bench://info' }, 'bench server');
       await expect('prompts/get', { name: 'greet', arguments: { name: 'Ada' } }, 'Say hello to Ada');
     }
@@ -440,9 +442,11 @@ const FIGURES = [
   { key: 'coldMs', label: 'cold start: spawn → initialize response', unit: 'ms', better: 'lower', floor: ['<=', 1.8], sdk: ['<=', 1] },
   { key: 'coldMsSnapshot', others: 'coldMs', label: 'cold start, production build (typemcp build --snapshot)', unit: 'ms', better: 'lower', floor: ['<=', 1.3], sdk: ['<=', 1] },
   { key: 'coldMsBundle', others: 'coldMs', label: 'cold start, the bundle alone (node server.js)', unit: 'ms', better: 'lower', sdk: ['<=', 1] },
+  { key: 'coldMsFloorCv', others: 'coldMs', label: 'cold start, reference: the floor importing class-validator (no TypeMCP)', unit: 'ms' },
   { key: 'rssInitMiB', label: 'RSS after initialize', unit: 'MiB', better: 'lower', floor: ['<=', 1.2], sdk: ['<=', 1] },
   { key: 'rssInitMiBSnapshot', others: 'rssInitMiB', label: 'RSS after initialize, production build (snapshot)', unit: 'MiB', better: 'lower', floor: ['<=', 1.2], sdk: ['<=', 1] },
   { key: 'rssInitMiBBundle', others: 'rssInitMiB', label: 'RSS after initialize, the bundle alone', unit: 'MiB', better: 'lower', sdk: ['<=', 1] },
+  { key: 'rssInitMiBFloorCv', others: 'rssInitMiB', label: 'RSS after initialize, reference: the floor importing class-validator', unit: 'MiB' },
   { key: 'rssAfterMiB', label: `RSS after ${n(config.warmup + Math.min(Math.max(config.rssCalls - config.warmup, 0), config.calls))} tools/call`, unit: 'MiB', better: 'lower', sdk: ['<=', 1] },
   { key: 'callsPerSec', label: `tools/call throughput, ${config.inFlight} in flight`, unit: 'calls/s', better: 'higher', floor: ['>=', 0.6], sdk: ['>=', 2] },
   { key: 'callP50', label: `tools/call latency p50, ${config.inFlight} in flight`, unit: 'ms', better: 'lower', sdk: ['<=', 1] },
@@ -636,6 +640,10 @@ async function main() {
         t.coldMsSnapshot = round['typemcp-snapshot'].coldMs;
         t.rssInitMiBSnapshot = round['typemcp-snapshot'].rssInitMiB;
       }
+      if (round['floor-class-validator']) {
+        t.coldMsFloorCv = round['floor-class-validator'].coldMs;
+        t.rssInitMiBFloorCv = round['floor-class-validator'].rssInitMiB;
+      }
       t.mwCostUs = t.mwCpuPerCallUs - t.cpuPerCallUs;
       t.mwCostPct = (100 * t.mwCostUs) / t.cpuPerCallUs;
     }
@@ -672,6 +680,7 @@ async function main() {
       'SDK HTTP: a new McpServer + StreamableHTTPServerTransport per request (sessionIdGenerator undefined, enableJsonResponse true), as in its stateless example.',
       'The floor batches its stdio writes per chunk read ("the batched floor"): every answer to one chunk of requests leaves in one write.',
       'Production build: bench/dist/typemcp.js built by `typemcp build --no-tsc --snapshot` into one CommonJS file (esbuild) and a V8 startup snapshot beside it. Cold start is spawn → initialize response of `node --snapshot-blob typemcp.bundle.blob --` (production build) and of `node typemcp.bundle.js` (the bundle alone); their samples rotate with the other variants\' cold starts, and their ratios divide by the plain floor\'s and sdk\'s.',
+      'Reference: the floor importing reflect-metadata and class-validator (bench/servers/floor-class-validator.js), cold starts only: the lower bound for a server whose DTOs use class-validator, unbundled. Its figures are in the typemcp column of their rows.',
       'One empty middleware: TypeMCP with server.use(async (ctx, next) => next()), tools/call over stdio measured as in the plain session, right after it; its ratios divide by the plain floor\'s and sdk\'s (they have no middleware). Its cost is CPU per call with it minus without, same round.',
       'RSS at the end of the Streamable HTTP phase: VmRSS of the server once its measured requests were answered.',
       '2026-07-28 calls: POSTs carrying _meta protocolVersion and clientCapabilities and the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers, no initialize and no session; the floor checks the version, capabilities and headers too. SDK v1 does not speak 2026-07-28: its columns are empty.',
