@@ -8,7 +8,7 @@
  */
 const http = require('node:http');
 const { performance } = require('node:perf_hooks');
-const { post } = require('./http');
+const { concurrently, post, postOptions } = require('./http');
 
 const VERSION = '2026-07-28';
 const META = `{"io.modelcontextprotocol/protocolVersion":"${VERSION}","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"typemcp-bench","version":"1.0.0"}}`;
@@ -56,33 +56,8 @@ async function mrtrRound(agent, port, id) {
 }
 
 /** `count` MRTR rounds from `clients` concurrent clients; like http.load, a latency per round. */
-async function mrtrLoad({ port, clients, count, timeoutMs }) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
-  const latencies = new Float64Array(count);
-  let issued = 0;
-  let bad = 0;
-  let badSample;
-  const deadline = performance.now() + timeoutMs;
-  const startedAt = performance.now();
-  const worker = async () => {
-    while (issued < count) {
-      if (performance.now() > deadline) throw new Error(`MRTR load timed out after ${timeoutMs} ms (${issued}/${count} issued)`);
-      const index = issued++;
-      const t0 = performance.now();
-      const problem = await mrtrRound(agent, port, index + 1);
-      latencies[index] = performance.now() - t0;
-      if (problem !== undefined) {
-        bad++;
-        badSample ??= problem;
-      }
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: clients }, worker));
-  } finally {
-    agent.destroy();
-  }
-  return { ms: performance.now() - startedAt, latencies, bad, badSample };
+function mrtrLoad({ port, clients, count, timeoutMs }) {
+  return concurrently({ clients, count, timeoutMs, what: 'MRTR load', operation: (agent, n) => mrtrRound(agent, port, n) });
 }
 
 /**
@@ -100,19 +75,7 @@ async function openListeners({ port, count, concurrency = 50, timeoutMs }) {
       const body = `{"jsonrpc":"2.0","id":"listen-${index}","method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["bench://info"]},"_meta":${META}}}`;
       const stream = { index, updates: 0, onUpdate: undefined, response: undefined };
       const req = http.request(
-        {
-          host: '127.0.0.1',
-          port,
-          path: '/mcp',
-          method: 'POST',
-          agent,
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'content-length': Buffer.byteLength(body),
-            ...listenHeaders,
-          },
-        },
+        postOptions(agent, port, body, listenHeaders),
         (res) => {
           stream.response = res;
           if (res.statusCode !== 200 || !String(res.headers['content-type']).includes('text/event-stream')) {

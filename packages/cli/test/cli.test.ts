@@ -156,18 +156,24 @@ describe('typemcp dev', () => {
   });
 });
 
+/** The cjs fixture as a project: sources in src/, compiled by its tsconfig.json into dist/. */
+function sourceProject(): string {
+  const project = copyFixture('cjs');
+  fs.mkdirSync(path.join(project, 'src'));
+  for (const file of ['server.ts', 'greeting.ts']) fs.renameSync(path.join(project, file), path.join(project, 'src', file));
+  fs.writeFileSync(
+    path.join(project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', types: ['node'], strict: true, experimentalDecorators: true, emitDecoratorMetadata: true, skipLibCheck: true, rootDir: 'src', outDir: 'dist' },
+      include: ['src'],
+    }),
+  );
+  return project;
+}
+
 describe('typemcp build', () => {
   it('bundles the compiled server into one file that runs on its own', async () => {
-    const project = copyFixture('cjs');
-    fs.mkdirSync(path.join(project, 'src'));
-    for (const file of ['server.ts', 'greeting.ts']) fs.renameSync(path.join(project, file), path.join(project, 'src', file));
-    fs.writeFileSync(
-      path.join(project, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', types: ['node'], strict: true, experimentalDecorators: true, emitDecoratorMetadata: true, skipLibCheck: true, rootDir: 'src', outDir: 'dist' },
-        include: ['src'],
-      }),
-    );
+    const project = sourceProject();
     const built = runCli(['build', 'dist/server.js', '--minify'], project);
     expect(built.stderr).toMatch(/^built dist\/bundle\/server\.js [\d.]+ (KiB|MiB) in \d+ ms\n$/);
     expect(built.status).toBe(0);
@@ -189,9 +195,7 @@ describe('typemcp build', () => {
   });
 
   it('builds a startup snapshot whose process runs the application at start, with its own argv, folder, environment and randomness', async () => {
-    const project = copyFixture('cjs');
-    fs.mkdirSync(path.join(project, 'src'));
-    for (const file of ['server.ts', 'greeting.ts']) fs.renameSync(path.join(project, file), path.join(project, 'src', file));
+    const project = sourceProject();
     fs.writeFileSync(
       path.join(project, 'src', 'where.ts'),
       [
@@ -212,13 +216,6 @@ describe('typemcp build', () => {
     fs.writeFileSync(
       path.join(project, 'src', 'server.ts'),
       server.replace("import { greeting } from './greeting.js';", "import { greeting } from './greeting.js';\nimport { Where } from './where.js';").replace('providers: [Greeter]', 'providers: [Greeter, Where]'),
-    );
-    fs.writeFileSync(
-      path.join(project, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', types: ['node'], strict: true, experimentalDecorators: true, emitDecoratorMetadata: true, skipLibCheck: true, rootDir: 'src', outDir: 'dist' },
-        include: ['src'],
-      }),
     );
     const built = runCli(['build', 'dist/server.js', '--snapshot'], project);
     expect(built.stderr).toMatch(/^built dist\/bundle\/server\.js .*\nbuilt dist\/bundle\/server\.blob [\d.]+ MiB in \d+ ms\nrun it with this Node\.js \(v[\d.]+\): node --snapshot-blob dist\/bundle\/server\.blob -- \[arguments\]\n$/);
