@@ -7,6 +7,8 @@
 //
 //   SOAK_STDIO_CALLS (default 500000)  SOAK_HTTP_REQUESTS (default 200000)  SOAK_SAMPLES (default 10)
 //   SOAK_SESSIONS (default 10000): HTTP sessions opened and abandoned at the end, RSS and heap before and after
+//   SOAK_LISTENERS (default 1000) subscriptions/listen streams (2026-07-28) opened, acknowledged and dropped
+//   by the client, SOAK_LISTEN_CYCLES (default 50) times; heap sampled SOAK_SAMPLES times over the cycles
 const { spawn } = require('node:child_process');
 const path = require('node:path');
 const readline = require('node:readline');
@@ -19,6 +21,9 @@ const HTTP_REQUESTS = Number(process.env.SOAK_HTTP_REQUESTS ?? 200_000);
 const SAMPLES = Number(process.env.SOAK_SAMPLES ?? 10);
 const MAX_GROWTH = Number(process.env.SOAK_MAX_GROWTH ?? 0.25);
 const ABANDONED_SESSIONS = Number(process.env.SOAK_SESSIONS ?? 10_000);
+const LISTENERS = Number(process.env.SOAK_LISTENERS ?? 1000);
+const LISTEN_CYCLES = Number(process.env.SOAK_LISTEN_CYCLES ?? 50);
+const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 const IN_FLIGHT = 64;
 const MiB = (bytes) => (bytes / 1024 / 1024).toFixed(1);
 
@@ -77,11 +82,7 @@ async function soakHttp() {
   const headers = { 'mcp-session-id': opened.response.headers.get('mcp-session-id'), 'mcp-protocol-version': '2025-11-25' };
   await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' });
   // Asked without a session (protocol 2026-07-28), so it works after the soak's session is evicted.
-  const memory = async () => {
-    const params = { name: 'memory', _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } };
-    const modern = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'memory' };
-    return JSON.parse((await post({ jsonrpc: '2.0', id: 'm', method: 'tools/call', params }, modern)).json.result.content[0].text);
-  };
+  const memory = () => modernMemory(url);
   const samples = [];
   const every = Math.max(1, Math.floor(HTTP_REQUESTS / SAMPLES));
   let sent = 0;
@@ -111,9 +112,45 @@ async function soakHttp() {
   return samples;
 }
 
+/** The memory tool, called without a session (protocol 2026-07-28). */
+async function modernMemory(url) {
+  const params = { name: 'memory', _meta: MODERN_META };
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'memory' };
+  const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 'm', method: 'tools/call', params }) });
+  return JSON.parse((await response.json()).result.content[0].text);
+}
+
+/** Listen streams opened, acknowledged and then dropped by the client, cycle after cycle. */
+async function soakListen() {
+  const child = start(['--http']);
+  const url = await new Promise((resolve) => readline.createInterface({ input: child.stdout }).once('line', resolve));
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' };
+  const listen = async (id, controller) => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: MODERN_META } });
+    const response = await fetch(url, { method: 'POST', headers, body, signal: controller.signal });
+    if (!response.headers.get('content-type')?.includes('text/event-stream')) throw new Error(`listen ${id}: ${response.status} ${await response.text()}`);
+    // The first frame is the acknowledgement: the stream is open on the server.
+    const { value } = await response.body.getReader().read();
+    if (!new TextDecoder().decode(value).includes(id)) throw new Error(`listen ${id}: no acknowledgement`);
+  };
+  const samples = [];
+  const every = Math.max(1, Math.floor(LISTEN_CYCLES / SAMPLES));
+  for (let cycle = 1; cycle <= LISTEN_CYCLES; cycle++) {
+    const controllers = Array.from({ length: LISTENERS }, () => new AbortController());
+    await Promise.all(controllers.map((controller, i) => listen(`c${cycle}-${i}`, controller)));
+    for (const controller of controllers) controller.abort();
+    // Let the server see the closed connections before it is measured.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    if (cycle % every === 0) samples.push({ calls: cycle * LISTENERS, ...(await modernMemory(url)) });
+  }
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+  return samples;
+}
+
 function report(name, samples) {
   console.log(`\n${name}`);
-  console.log('calls       RSS MiB   heap MiB');
+  console.log('count       RSS MiB   heap MiB');
   samples.sort((a, b) => a.calls - b.calls);
   for (const s of samples) console.log(`${String(s.calls).padEnd(10)}  ${MiB(s.rss).padStart(7)}   ${MiB(s.heapUsed).padStart(8)}`);
   // The first sample includes warm-up (compiled code, caches); growth is measured after it.
@@ -127,7 +164,8 @@ function report(name, samples) {
 (async () => {
   const stdioFlat = report(`stdio: ${STDIO_CALLS} tools/call, ${IN_FLIGHT} in flight`, await soakStdio());
   const httpFlat = report(`Streamable HTTP: ${HTTP_REQUESTS} POSTs in one session, 32 concurrent`, await soakHttp());
-  process.exitCode = stdioFlat && httpFlat ? 0 : 1;
+  const listenFlat = report(`subscriptions/listen: ${LISTEN_CYCLES} × ${LISTENERS} streams opened and dropped`, await soakListen());
+  process.exitCode = stdioFlat && httpFlat && listenFlat ? 0 : 1;
 })().catch((error) => {
   console.error(error);
   process.exitCode = 2;
