@@ -33,7 +33,7 @@
  *   BENCH_LISTENERS (1000)    subscriptions/listen streams held open for the fan-out figures
  *   BENCH_FANOUTS (20)        notifications fanned out to all of them per round (after one unmeasured)
  *   BENCH_VARIANTS            comma-separated subset of floor,sdk,typemcp,typemcp-bundle,typemcp-snapshot,
- *                             floor-class-validator
+ *                             floor-class-validator,floor-class-validator-snapshot
  *   BENCH_OUT                 results file (bench/results/latest.json); a .md table is written beside it
  * BENCH_HTTP_2026, BENCH_MRTR, BENCH_LISTENERS and BENCH_LIST_TOOLS set to 0 skip their phase.
  * The tools/call phase with one empty middleware (TypeMCP only) uses BENCH_CALLS and BENCH_WARMUP.
@@ -47,7 +47,7 @@ const { spawnSync } = require('node:child_process');
 const { performance } = require('node:perf_hooks');
 const { median, percentile } = require('./lib/stats');
 const { cpuMs, cpuSource, rssKiB, clockTicks } = require('./lib/proc');
-const { startServer, stopServer, stopAll, listeningPort } = require('./lib/server');
+const { MACHINE_SETTINGS, startServer, stopServer, stopAll, listeningPort } = require('./lib/server');
 const { StdioClient, callLine, isSuccess, isToolError } = require('./lib/stdio');
 const httpLoad = require('./lib/http');
 const modern = require('./lib/modern');
@@ -87,6 +87,7 @@ const ROOT = path.resolve(__dirname, '..');
 const CLI = path.join(ROOT, 'packages', 'cli', 'dist', 'bin.js');
 const BUNDLE = path.join(__dirname, 'dist', 'typemcp.bundle.js');
 const SNAPSHOT = path.join(__dirname, 'dist', 'typemcp.bundle.blob');
+const FLOOR_CV_SNAPSHOT = path.join(__dirname, 'dist', 'floor-class-validator.blob');
 const ALL_VARIANTS = [
   { key: 'floor', script: path.join(__dirname, 'servers', 'floor.js'), modern: true },
   { key: 'sdk', script: path.join(__dirname, 'servers', 'sdk.js'), modern: false },
@@ -94,8 +95,9 @@ const ALL_VARIANTS = [
   { key: 'typemcp-bundle', script: BUNDLE, coldOnly: true },
   { key: 'typemcp-snapshot', script: SNAPSHOT, args: ['--snapshot-blob', SNAPSHOT, '--'], coldOnly: true },
   { key: 'floor-class-validator', script: path.join(__dirname, 'servers', 'floor-class-validator.js'), coldOnly: true },
+  { key: 'floor-class-validator-snapshot', script: FLOOR_CV_SNAPSHOT, args: ['--snapshot-blob', FLOOR_CV_SNAPSHOT, '--'], coldOnly: true },
 ];
-const wanted = (process.env.BENCH_VARIANTS ?? 'floor,sdk,typemcp,typemcp-bundle,typemcp-snapshot,floor-class-validator').split(',').map((s) => s.trim()).filter(Boolean);
+const wanted = (process.env.BENCH_VARIANTS ?? 'floor,sdk,typemcp,typemcp-bundle,typemcp-snapshot,floor-class-validator,floor-class-validator-snapshot').split(',').map((s) => s.trim()).filter(Boolean);
 for (const key of wanted) {
   if (!ALL_VARIANTS.some((v) => v.key === key)) throw new Error(`BENCH_VARIANTS: unknown variant ${JSON.stringify(key)}`);
 }
@@ -432,6 +434,35 @@ function buildBundle() {
   log(built.stderr.trim() || `built ${path.relative(ROOT, BUNDLE)}`);
 }
 
+/**
+ * The reference floor (floor + reflect-metadata + class-validator) in a startup snapshot made
+ * the way `typemcp build --snapshot` makes one: the packages evaluated at build time, the
+ * server's own code at start. The bound for any snapshot that holds class-validator.
+ */
+function buildFloorSnapshot() {
+  const entry = `${FLOOR_CV_SNAPSHOT}.entry.js`;
+  const floor = path.join(__dirname, 'servers', 'floor.js');
+  require('esbuild').buildSync({
+    stdin: {
+      contents: `require('reflect-metadata'); require('class-validator'); require('node:v8').startupSnapshot.setDeserializeMainFunction(() => { require(${JSON.stringify(floor)}); });`,
+      resolveDir: __dirname,
+      loader: 'js',
+    },
+    outfile: entry,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    keepNames: true,
+    minify: true,
+    logLevel: 'error',
+  });
+  const built = spawnSync(process.execPath, ['--snapshot-blob', FLOOR_CV_SNAPSHOT, '--build-snapshot', entry], { encoding: 'utf8', timeout: 120_000 });
+  fs.rmSync(entry, { force: true });
+  if (built.status !== 0) throw new Error(`the reference snapshot could not be built: ${built.stderr}${built.stdout}`);
+  log(`built ${path.relative(ROOT, FLOOR_CV_SNAPSHOT)}`);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Figures and targets
 
@@ -443,10 +474,12 @@ const FIGURES = [
   { key: 'coldMsSnapshot', others: 'coldMs', label: 'cold start, production build (typemcp build --snapshot)', unit: 'ms', better: 'lower', floor: ['<=', 1.3], sdk: ['<=', 1] },
   { key: 'coldMsBundle', others: 'coldMs', label: 'cold start, the bundle alone (node server.js)', unit: 'ms', better: 'lower', sdk: ['<=', 1] },
   { key: 'coldMsFloorCv', others: 'coldMs', label: 'cold start, reference: the floor importing class-validator (no TypeMCP)', unit: 'ms' },
+  { key: 'coldMsFloorCvSnapshot', others: 'coldMs', label: 'cold start, reference: the same in a startup snapshot', unit: 'ms' },
   { key: 'rssInitMiB', label: 'RSS after initialize', unit: 'MiB', better: 'lower', floor: ['<=', 1.2], sdk: ['<=', 1] },
   { key: 'rssInitMiBSnapshot', others: 'rssInitMiB', label: 'RSS after initialize, production build (snapshot)', unit: 'MiB', better: 'lower', floor: ['<=', 1.2], sdk: ['<=', 1] },
   { key: 'rssInitMiBBundle', others: 'rssInitMiB', label: 'RSS after initialize, the bundle alone', unit: 'MiB', better: 'lower', sdk: ['<=', 1] },
   { key: 'rssInitMiBFloorCv', others: 'rssInitMiB', label: 'RSS after initialize, reference: the floor importing class-validator', unit: 'MiB' },
+  { key: 'rssInitMiBFloorCvSnapshot', others: 'rssInitMiB', label: 'RSS after initialize, reference: the same in a startup snapshot', unit: 'MiB' },
   { key: 'rssAfterMiB', label: `RSS after ${n(config.warmup + Math.min(Math.max(config.rssCalls - config.warmup, 0), config.calls))} tools/call`, unit: 'MiB', better: 'lower', sdk: ['<=', 1] },
   { key: 'callsPerSec', label: `tools/call throughput, ${config.inFlight} in flight`, unit: 'calls/s', better: 'higher', floor: ['>=', 0.6], sdk: ['>=', 2] },
   { key: 'callP50', label: `tools/call latency p50, ${config.inFlight} in flight`, unit: 'ms', better: 'lower', sdk: ['<=', 1] },
@@ -576,6 +609,7 @@ async function main() {
   log(`TypeMCP bench: ${COLD_VARIANTS.map((v) => v.key).join(', ')}; ${JSON.stringify(config)}`);
 
   if (COLD_VARIANTS.some((v) => v.key === 'typemcp-bundle' || v.key === 'typemcp-snapshot')) buildBundle();
+  if (COLD_VARIANTS.some((v) => v.key === 'floor-class-validator-snapshot')) buildFloorSnapshot();
   for (const v of COLD_VARIANTS) await verify(v);
   log('verified: every variant answers tools/call (valid and invalid) over stdio and HTTP (the bundle: stdio), and the 2026-07-28 calls, MRTR and listen');
 
@@ -644,6 +678,10 @@ async function main() {
         t.coldMsFloorCv = round['floor-class-validator'].coldMs;
         t.rssInitMiBFloorCv = round['floor-class-validator'].rssInitMiB;
       }
+      if (round['floor-class-validator-snapshot']) {
+        t.coldMsFloorCvSnapshot = round['floor-class-validator-snapshot'].coldMs;
+        t.rssInitMiBFloorCvSnapshot = round['floor-class-validator-snapshot'].rssInitMiB;
+      }
       t.mwCostUs = t.mwCpuPerCallUs - t.cpuPerCallUs;
       t.mwCostPct = (100 * t.mwCostUs) / t.cpuPerCallUs;
     }
@@ -678,9 +716,11 @@ async function main() {
       'CPU is the server process\'s on-CPU time over the phase, all threads: /proc/<pid>/task/*/schedstat (ns) where available, else utime+stime of /proc/<pid>/stat. RSS is VmRSS from /proc/<pid>/status.',
       'The SDK does not paginate tools/list: its "first page" is its only page.',
       'SDK HTTP: a new McpServer + StreamableHTTPServerTransport per request (sessionIdGenerator undefined, enableJsonResponse true), as in its stateless example.',
+      `Servers start without ${MACHINE_SETTINGS.join(' and ')} from the bench's environment (set here: ${MACHINE_SETTINGS.filter((name) => process.env[name] !== undefined).join(', ') || 'none'}): NODE_EXTRA_CA_CERTS makes Node 20 read a certificate bundle at every start, a constant that would hide the differences between cold starts.`,
       'The floor batches its stdio writes per chunk read ("the batched floor"): every answer to one chunk of requests leaves in one write.',
       'Production build: bench/dist/typemcp.js built by `typemcp build --no-tsc --snapshot` into one CommonJS file (esbuild) and a V8 startup snapshot beside it. Cold start is spawn → initialize response of `node --snapshot-blob typemcp.bundle.blob --` (production build) and of `node typemcp.bundle.js` (the bundle alone); their samples rotate with the other variants\' cold starts, and their ratios divide by the plain floor\'s and sdk\'s.',
       'Reference: the floor importing reflect-metadata and class-validator (bench/servers/floor-class-validator.js), cold starts only: the lower bound for a server whose DTOs use class-validator, unbundled. Its figures are in the typemcp column of their rows.',
+      'Reference in a startup snapshot: the same floor with reflect-metadata and class-validator evaluated in a V8 startup snapshot (built here like `typemcp build --snapshot` builds one), run as `node --snapshot-blob floor-class-validator.blob --`: the bound for a production build that holds class-validator.',
       'One empty middleware: TypeMCP with server.use(async (ctx, next) => next()), tools/call over stdio measured as in the plain session, right after it; its ratios divide by the plain floor\'s and sdk\'s (they have no middleware). Its cost is CPU per call with it minus without, same round.',
       'RSS at the end of the Streamable HTTP phase: VmRSS of the server once its measured requests were answered.',
       '2026-07-28 calls: POSTs carrying _meta protocolVersion and clientCapabilities and the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers, no initialize and no session; the floor checks the version, capabilities and headers too. SDK v1 does not speak 2026-07-28: its columns are empty.',

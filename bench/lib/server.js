@@ -11,13 +11,20 @@ const live = new Set();
 
 /** What the bench servers read from their environment: set per phase, never inherited. */
 const SERVER_SETTINGS = ['BENCH_TOOLS', 'BENCH_MIDDLEWARE', 'BENCH_2026'];
+/**
+ * Settings of the machine that change how Node.js starts, the same for every variant, so not
+ * passed on: NODE_EXTRA_CA_CERTS makes Node 20 read a certificate bundle at every start (about
+ * 45 ms where it names the system bundle), a constant that would hide the differences between
+ * cold starts; NODE_OPTIONS could preload anything.
+ */
+const MACHINE_SETTINGS = ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS'];
 
 function startServer(variant, { http = false, env = {}, nodeArgs = [] } = {}) {
   // variant.args: how node starts it when that is not `node <script>` (a startup snapshot).
   const args = [...nodeArgs, ...(variant.args ?? [variant.script])];
   if (http) args.push('--http');
   const inherited = { ...process.env };
-  for (const name of SERVER_SETTINGS) delete inherited[name];
+  for (const name of [...SERVER_SETTINGS, ...MACHINE_SETTINGS]) delete inherited[name];
   const spawnedAt = performance.now();
   const child = spawn(process.execPath, args, {
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -108,4 +115,4 @@ function listeningPort(server, timeoutMs = 20000) {
   });
 }
 
-module.exports = { startServer, stopServer, stopAll, listeningPort };
+module.exports = { MACHINE_SETTINGS, startServer, stopServer, stopAll, listeningPort };
