@@ -169,7 +169,12 @@ export const modernEra: Era = {
     // result here (the objects end up slow to build and to stringify); this costs a tenth.
     const meta = own === undefined ? { 'io.modelcontextprotocol/serverInfo': source.modern.serverInfo } : { ...own, 'io.modelcontextprotocol/serverInfo': source.modern.serverInfo };
     const completed: Record<string, unknown> = {};
-    for (const key in result) if (Object.prototype.hasOwnProperty.call(result, key)) completed[key] = result[key];
+    for (const key in result) {
+      if (!Object.prototype.hasOwnProperty.call(result, key)) continue;
+      // An own "__proto__" (a result built by JSON.parse) stays a property, as a spread keeps it.
+      if (key === '__proto__') Object.defineProperty(completed, key, { value: result[key], enumerable: true, writable: true, configurable: true });
+      else completed[key] = result[key];
+    }
     completed.resultType = result.resultType ?? 'complete';
     completed._meta = meta;
     if (completed.resultType === 'complete') {

@@ -66,6 +66,21 @@ describe('modernEra', () => {
     expect(modernEra.complete(from, 'tools/list', { resultType: 'input_required', requestState: 'x' })).not.toHaveProperty('ttlMs');
   });
 
+  it('copies the result as it is, leaving the handler\'s object untouched', () => {
+    const from = source();
+    const result = JSON.parse('{"content":[],"__proto__":{"polluted":true},"isError":false}') as Record<string, unknown>;
+    const completed = modernEra.complete(from, 'tools/call', result);
+    expect(Object.getPrototypeOf(completed)).toBe(Object.prototype);
+    expect((completed as { polluted?: unknown }).polluted).toBeUndefined();
+    expect(Object.keys(completed)).toEqual(['content', '__proto__', 'isError', 'resultType', '_meta']);
+    expect(JSON.parse(JSON.stringify(completed)).__proto__).toEqual({ polluted: true });
+    expect(result).not.toHaveProperty('resultType');
+    expect(result).not.toHaveProperty('_meta');
+    // Inherited properties are not the result's.
+    const inherited = Object.assign(Object.create({ inheritedKey: 1 }) as Record<string, unknown>, { content: [] });
+    expect(modernEra.complete(from, 'tools/call', inherited)).not.toHaveProperty('inheritedKey');
+  });
+
   it('sends a missing capability as -32021 with the capability object, and -32002 as -32602', () => {
     const missing = modernEra.error(new ClientCapabilityError('sampling.tools', 'no tools')) as McpError;
     expect(missing.toJSON()).toEqual({ code: -32021, message: 'no tools', data: { requiredCapabilities: { sampling: { tools: {} } } } });
