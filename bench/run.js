@@ -435,31 +435,19 @@ function buildBundle() {
 }
 
 /**
- * The reference floor (floor + reflect-metadata + class-validator) in a startup snapshot made
- * the way `typemcp build --snapshot` makes one: the packages evaluated at build time, the
- * server's own code at start. The bound for any snapshot that holds class-validator.
+ * The reference floor (floor + reflect-metadata + class-validator) in a startup snapshot, made
+ * by `typemcp build --snapshot` too: the packages evaluated at build time, the floor's own code
+ * at start. The bound for any snapshot that holds class-validator.
  */
 function buildFloorSnapshot() {
-  const entry = `${FLOOR_CV_SNAPSHOT}.entry.js`;
-  const floor = path.join(__dirname, 'servers', 'floor.js');
-  require('esbuild').buildSync({
-    stdin: {
-      contents: `require('reflect-metadata'); require('class-validator'); require('node:v8').startupSnapshot.setDeserializeMainFunction(() => { require(${JSON.stringify(floor)}); });`,
-      resolveDir: __dirname,
-      loader: 'js',
-    },
-    outfile: entry,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    keepNames: true,
-    minify: true,
-    logLevel: 'error',
+  const entry = path.join(__dirname, 'servers', 'floor-class-validator.js');
+  const outfile = FLOOR_CV_SNAPSHOT.replace(/\.blob$/, '.js');
+  const built = spawnSync(process.execPath, [CLI, 'build', '--no-tsc', '--snapshot', path.relative(ROOT, entry), '--outfile', path.relative(ROOT, outfile)], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 120_000,
   });
-  const built = spawnSync(process.execPath, ['--snapshot-blob', FLOOR_CV_SNAPSHOT, '--build-snapshot', entry], { encoding: 'utf8', timeout: 120_000 });
-  fs.rmSync(entry, { force: true });
-  if (built.status !== 0) throw new Error(`the reference snapshot could not be built: ${built.stderr}${built.stdout}`);
+  if (built.status !== 0) throw new Error(`typemcp build of the reference snapshot failed (${built.status ?? built.error?.message}): ${built.stderr}${built.stdout}`);
   log(`built ${path.relative(ROOT, FLOOR_CV_SNAPSHOT)}`);
 }
 
@@ -720,7 +708,7 @@ async function main() {
       'The floor batches its stdio writes per chunk read ("the batched floor"): every answer to one chunk of requests leaves in one write.',
       'Production build: bench/dist/typemcp.js built by `typemcp build --no-tsc --snapshot` into one CommonJS file (esbuild) and a V8 startup snapshot beside it. Cold start is spawn → initialize response of `node --snapshot-blob typemcp.bundle.blob --` (production build) and of `node typemcp.bundle.js` (the bundle alone); their samples rotate with the other variants\' cold starts, and their ratios divide by the plain floor\'s and sdk\'s.',
       'Reference: the floor importing reflect-metadata and class-validator (bench/servers/floor-class-validator.js), cold starts only: the lower bound for a server whose DTOs use class-validator, unbundled. Its figures are in the typemcp column of their rows.',
-      'Reference in a startup snapshot: the same floor with reflect-metadata and class-validator evaluated in a V8 startup snapshot (built here like `typemcp build --snapshot` builds one), run as `node --snapshot-blob floor-class-validator.blob --`: the bound for a production build that holds class-validator.',
+      'Reference in a startup snapshot: bench/servers/floor-class-validator.js built by `typemcp build --no-tsc --snapshot` (reflect-metadata and class-validator evaluated in the snapshot, the floor at start), run as `node --snapshot-blob floor-class-validator.blob --`: the bound for a production build that holds class-validator.',
       'One empty middleware: TypeMCP with server.use(async (ctx, next) => next()), tools/call over stdio measured as in the plain session, right after it; its ratios divide by the plain floor\'s and sdk\'s (they have no middleware). Its cost is CPU per call with it minus without, same round.',
       'RSS at the end of the Streamable HTTP phase: VmRSS of the server once its measured requests were answered.',
       '2026-07-28 calls: POSTs carrying _meta protocolVersion and clientCapabilities and the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers, no initialize and no session; the floor checks the version, capabilities and headers too. SDK v1 does not speak 2026-07-28: its columns are empty.',
