@@ -156,6 +156,13 @@ describe('typemcp dev', () => {
   });
 });
 
+/** The test's environment without NODE_OPTIONS: a blob runs under the V8 flags it was built with. */
+function withoutNodeOptions(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  return env;
+}
+
 /** The cjs fixture as a project: sources in src/, compiled by its tsconfig.json into dist/. */
 function sourceProject(): string {
   const project = copyFixture('cjs');
@@ -194,7 +201,7 @@ describe('typemcp build', () => {
     }
   });
 
-  it('builds a startup snapshot whose process runs the application at start, with its own argv, folder, environment and randomness', async () => {
+  it('builds a startup snapshot whose process runs the application at start, with its own argv, folder, require, environment and randomness', async () => {
     const project = sourceProject();
     fs.writeFileSync(
       path.join(project, 'src', 'where.ts'),
@@ -206,7 +213,9 @@ describe('typemcp build', () => {
         'export class Where {',
         "  @Tool({ description: 'What this process sees' })",
         '  where(): string {',
-        '    return JSON.stringify({ script: process.argv[1], args: process.argv.slice(2), dir: __dirname, markerAtLoad, id: randomUUID() });',
+        "    // A computed require of a file beside the blob: a real require, not the snapshot builder's.",
+        "    const beside = require(['.', 'beside.json'].join('/'));",
+        '    return JSON.stringify({ script: process.argv[1], file: __filename, args: process.argv.slice(2), dir: __dirname, markerAtLoad, beside, id: randomUUID() });',
         '  }',
         '}',
         '',
@@ -217,17 +226,19 @@ describe('typemcp build', () => {
       path.join(project, 'src', 'server.ts'),
       server.replace("import { greeting } from './greeting.js';", "import { greeting } from './greeting.js';\nimport { Where } from './where.js';").replace('providers: [Greeter]', 'providers: [Greeter, Where]'),
     );
-    const built = runCli(['build', 'dist/server.js', '--snapshot'], project);
-    expect(built.stderr).toMatch(/^built dist\/bundle\/server\.js .*\nbuilt dist\/bundle\/server\.blob [\d.]+ MiB in \d+ ms\nrun it with this Node\.js \(v[\d.]+\): node --snapshot-blob dist\/bundle\/server\.blob -- \[arguments\]\n$/);
+    // V8 flags in NODE_OPTIONS would be baked into the blob, which then loads only under them.
+    const built = runCli(['build', 'dist/server.js', '--snapshot', '--outfile', 'dist/bundle/app.cjs'], project, { NODE_OPTIONS: '--max-old-space-size=300' });
+    expect(built.stderr).toMatch(/^built dist\/bundle\/app\.cjs .*\nbuilt dist\/bundle\/app\.blob [\d.]+ MiB in \d+ ms\nrun it with this Node\.js \(v[\d.]+\): node --snapshot-blob dist\/bundle\/app\.blob -- \[arguments\]\n$/);
     expect(built.status).toBe(0);
 
     // The blob moves to another folder; the project and its node_modules are gone.
     const alone = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'typemcp-snapshot-')));
-    fs.copyFileSync(path.join(project, 'dist', 'bundle', 'server.blob'), path.join(alone, 'server.blob'));
+    fs.copyFileSync(path.join(project, 'dist', 'bundle', 'app.blob'), path.join(alone, 'app.blob'));
+    fs.writeFileSync(path.join(alone, 'beside.json'), '{"found":true}');
     fs.rmSync(project, { recursive: true, force: true });
     const start = () =>
       new LineClient(
-        spawn(process.execPath, ['--snapshot-blob', 'server.blob', '--', '--stdio', 'extra'], { cwd: alone, env: { ...process.env, SNAPSHOT_MARKER: 'at start' } }),
+        spawn(process.execPath, ['--snapshot-blob', 'app.blob', '--', '--stdio', 'extra'], { cwd: alone, env: { ...withoutNodeOptions(), SNAPSHOT_MARKER: 'at start' } }),
       );
     const seen: Array<Record<string, unknown>> = [];
     try {
@@ -249,9 +260,28 @@ describe('typemcp build', () => {
       fs.rmSync(alone, { recursive: true, force: true });
     }
     for (const process of seen) {
-      expect(process).toMatchObject({ script: path.join(alone, 'server.js'), args: ['--stdio', 'extra'], dir: alone, markerAtLoad: 'at start' });
+      expect(process).toMatchObject({ script: path.join(alone, 'app.cjs'), file: path.join(alone, 'app.cjs'), args: ['--stdio', 'extra'], dir: alone, markerAtLoad: 'at start', beside: { found: true } });
     }
     expect(seen[0]!.id).not.toBe(seen[1]!.id);
+  });
+
+  it('reports a snapshot node cannot build, and leaves no blob of an earlier build', () => {
+    const project = sourceProject();
+    // tsyringe without a Reflect polyfill throws when it loads, as the snapshot loads it.
+    fs.writeFileSync(path.join(project, 'src', 'server.ts'), "import { container } from 'tsyringe';\nexport const ready = typeof container;\n");
+    const blob = path.join(project, 'dist', 'bundle', 'server.blob');
+    fs.mkdirSync(path.dirname(blob), { recursive: true });
+    fs.writeFileSync(blob, 'a blob of an earlier build');
+    const result = runCli(['build', 'dist/server.js', '--snapshot'], project);
+    const leftBlob = fs.existsSync(blob);
+    const leftEntry = fs.readdirSync(path.dirname(blob)).filter((file) => file.includes('snapshot-entry'));
+    fs.rmSync(project, { recursive: true, force: true });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/^built dist\/bundle\/server\.js [\d.]+ (KiB|MiB) in \d+ ms\n/);
+    expect(result.stderr).toContain('tsyringe requires a reflect polyfill');
+    expect(result.stderr).toMatch(/node could not build a startup snapshot of this bundle; the bundle itself is built\n$/);
+    expect(leftBlob).toBe(false);
+    expect(leftEntry).toEqual([]);
   });
 
   it('stops when tsc reports errors', () => {

@@ -15,8 +15,8 @@ export function buildCli(): void {
   if (result.status !== 0) throw new Error(`building the CLI failed:\n${result.stdout}${result.stderr}`);
 }
 
-export function runCli(args: string[], cwd = repoRoot) {
-  return spawnSync(process.execPath, [cliBin, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 });
+export function runCli(args: string[], cwd = repoRoot, env: NodeJS.ProcessEnv = {}) {
+  return spawnSync(process.execPath, [cliBin, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ...env }, timeout: 60_000 });
 }
 
 /** A copy of a fixture folder in a temp dir, with the repository's node_modules linked in. */

@@ -57,9 +57,7 @@ export async function build(options: BuildOptions, out: Output): Promise<number>
       metafile: options.snapshot,
     });
   } catch (error) {
-    const errors = (error as { errors?: Array<{ text: string; location?: { file: string; line: number } | null }> }).errors ?? [];
-    if (errors.length === 0) throw error;
-    for (const e of errors) out.error(`${e.location ? `${e.location.file}:${e.location.line}: ` : ''}${e.text}`);
+    reportEsbuildErrors(error, out);
     out.error('esbuild could not bundle the entry; no bundle was made');
     return 1;
   }
@@ -87,20 +85,33 @@ async function buildSnapshot(
   const cwd = process.cwd();
   const blob = snapshotBlobPath(outfile);
   const snapshotBundle = `${outfile}.snapshot-entry.js`;
+  // A blob of an earlier build must not outlive a failed one beside the new bundle.
+  fs.rmSync(blob, { force: true });
   out.progress('building the startup snapshot');
   try {
-    await esbuild.build({
-      stdin: { contents: snapshotEntrySource(entry, snapshotPreloads(entry, metafile, cwd)), resolveDir: path.dirname(entry), sourcefile: 'snapshot-entry.js', loader: 'js' },
-      outfile: snapshotBundle,
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-      keepNames: true,
-      minify: true,
-      legalComments: 'none',
-      logLevel: 'silent',
-    });
+    try {
+      await esbuild.build({
+        stdin: {
+          contents: snapshotEntrySource(entry, snapshotPreloads(entry, metafile, cwd), path.basename(outfile)),
+          resolveDir: path.dirname(entry),
+          sourcefile: 'snapshot-entry.js',
+          loader: 'js',
+        },
+        outfile: snapshotBundle,
+        bundle: true,
+        platform: 'node',
+        target: 'node20',
+        format: 'cjs',
+        keepNames: true,
+        minify: true,
+        legalComments: 'none',
+        logLevel: 'silent',
+      });
+    } catch (error) {
+      reportEsbuildErrors(error, out);
+      out.error('esbuild could not bundle the snapshot entry; the bundle itself is built');
+      return 1;
+    }
     const written = writeSnapshot(snapshotBundle, blob);
     if (!written.ok) {
       if (written.report) out.info(written.report);
@@ -115,6 +126,13 @@ async function buildSnapshot(
   out.info(`${out.green('built')} ${where} ${formatSize(fs.statSync(blob).size)} in ${Date.now() - started} ms`);
   out.info(out.dim(`run it with this Node.js (${process.version}): node --snapshot-blob ${where} -- [arguments]`));
   return 0;
+}
+
+/** Prints esbuild's errors with their places; rethrows what is not an esbuild failure. */
+function reportEsbuildErrors(error: unknown, out: Output): void {
+  const errors = (error as { errors?: Array<{ text: string; location?: { file: string; line: number } | null }> }).errors ?? [];
+  if (errors.length === 0) throw error;
+  for (const e of errors) out.error(`${e.location ? `${e.location.file}:${e.location.line}: ` : ''}${e.text}`);
 }
 
 function formatSize(bytes: number): string {

@@ -173,9 +173,9 @@ export class Connection implements RequestChannel, EraSource {
       this.receiveBatch(value).catch((error) => this.host.reportError('batch failed', error));
       return;
     }
+    // With a deliver callback, an answer that comes later goes to it; what returns is immediate.
     const answer = this.handle(value, this.sendAnswer);
-    if (answer instanceof Promise) answer.then(this.sendAnswer, this.answerFailed);
-    else if (answer) this.send(answer);
+    if (answer && !(answer instanceof Promise)) this.send(answer);
   }
 
   // Bound once: an asynchronous answer is sent from the handler's own promise reaction. send() never throws.

@@ -171,8 +171,9 @@ export const modernEra: Era = {
     const completed: Record<string, unknown> = {};
     for (const key in result) {
       if (!Object.prototype.hasOwnProperty.call(result, key)) continue;
-      // An own "__proto__" (a result built by JSON.parse) stays a property, as a spread keeps it.
-      if (key === '__proto__') Object.defineProperty(completed, key, { value: result[key], enumerable: true, writable: true, configurable: true });
+      // A key Object.prototype has ("__proto__" from JSON.parse, "constructor", …) is defined,
+      // as a spread does: assigning it would go through the prototype.
+      if (key in Object.prototype) Object.defineProperty(completed, key, { value: result[key], enumerable: true, writable: true, configurable: true });
       else completed[key] = result[key];
     }
     completed.resultType = result.resultType ?? 'complete';

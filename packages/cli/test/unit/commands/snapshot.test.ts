@@ -76,11 +76,13 @@ describe('snapshotPreloads', () => {
 
 describe('snapshotEntrySource', () => {
   it('loads the preloads at build time and the application only when a process starts', () => {
-    const source = snapshotEntrySource('/app/dist/main.js', ['/app/node_modules/a.js', '/app/node_modules/b.js']);
+    const source = snapshotEntrySource('/app/dist/main.js', ['/app/node_modules/a.js', '/app/node_modules/b.js'], 'app.cjs');
     const lines = source.split('\n');
     expect(lines.slice(1, 3)).toEqual(['require("/app/node_modules/a.js");', 'require("/app/node_modules/b.js");']);
     const main = source.slice(source.indexOf('setDeserializeMainFunction'));
     expect(main).toContain('require("/app/dist/main.js");');
     expect(source.indexOf('require("/app/dist/main.js")')).toBeGreaterThan(source.indexOf('setDeserializeMainFunction'));
+    // The bundle's own name, in whatever folder the blob is.
+    expect(main).toContain('__filename = path.join(path.dirname(path.resolve(blob)), "app.cjs");');
   });
 });

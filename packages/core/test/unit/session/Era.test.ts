@@ -1,3 +1,6 @@
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { runTsPath } from '../../../../../test-support/spawnServer';
 import { ClientCapabilityError, McpError } from '../../../src/errors';
 import { PROTOCOL_VERSION_META } from '../../../src/protocol';
 import { eraOf, handshakeEra, InputRound, modernEra, Session } from '../../../src/session';
@@ -76,6 +79,19 @@ describe('modernEra', () => {
     expect(JSON.parse(JSON.stringify(completed)).__proto__).toEqual({ polluted: true });
     expect(result).not.toHaveProperty('resultType');
     expect(result).not.toHaveProperty('_meta');
+    // Keys Object.prototype has are defined, not assigned through it.
+    const shadowing = { content: [], constructor: 'c', toString: 't' };
+    expect(modernEra.complete(from, 'tools/call', shadowing)).toMatchObject({ constructor: 'c', toString: 't', resultType: 'complete' });
+    // Even with Object.prototype frozen (a hardened process): measured in a child process.
+    const script = [
+      `const { modernEra } = require(${JSON.stringify(path.resolve(__dirname, '../../../src/session'))});`,
+      'Object.freeze(Object.prototype);',
+      "const from = { modern: { serverInfo: { name: 's', version: '1' }, cacheHint: () => undefined } };",
+      "process.stdout.write(JSON.stringify(modernEra.complete(from, 'tools/call', { content: [], constructor: 'c', toString: 't' })));",
+    ].join('\n');
+    const child = spawnSync(process.execPath, ['-r', runTsPath, '-e', script], { encoding: 'utf8' });
+    expect(child.stderr).toBe('');
+    expect(JSON.parse(child.stdout)).toMatchObject({ constructor: 'c', toString: 't', resultType: 'complete' });
     // Inherited properties are not the result's.
     const inherited = Object.assign(Object.create({ inheritedKey: 1 }) as Record<string, unknown>, { content: [] });
     expect(modernEra.complete(from, 'tools/call', inherited)).not.toHaveProperty('inheritedKey');
