@@ -41,6 +41,19 @@ export interface ConnectionHost {
   onConnectionClosed(connection: Connection): void;
 }
 
+function unencodedError(id: RequestId): JsonRpcResponse {
+  return errorResponse(id, new InternalError('Internal error: the response could not be encoded').toJSON());
+}
+
+function encodes(message: JsonRpcMessage): boolean {
+  try {
+    JSON.stringify(message);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Where a request's later answer goes. */
 type Deliver = (response: JsonRpcResponse | undefined) => void;
 
@@ -395,10 +408,14 @@ export class Connection implements RequestChannel, EraSource {
       if (sent instanceof Promise) sent.catch((error) => this.host.reportError('send failed', error));
     } catch (error) {
       this.host.reportError('send failed', error);
-      // A response that could not be encoded (a result too deep for JSON) still answers its request.
-      if (!Array.isArray(message) && 'result' in message) {
-        this.send(errorResponse(message.id, new InternalError('Internal error: the response could not be encoded').toJSON()));
+      // A response that could not be encoded (a result too deep for JSON) still answers its
+      // request; in a batch, only that one is replaced and the others go out as they were.
+      if (!Array.isArray(message)) {
+        if ('result' in message) this.send(unencodedError(message.id));
+        return;
       }
+      const answers = message.map((item) => ('result' in item && !encodes(item) ? unencodedError(item.id) : item));
+      if (answers.some((answer, index) => answer !== message[index])) this.send(answers);
     }
   }
 

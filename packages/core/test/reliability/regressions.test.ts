@@ -29,6 +29,13 @@ class Tools {
   }
 }
 
+class Unencodable {
+  @Tool({ description: 'Returns a result JSON cannot encode' })
+  unencodable(): Record<string, unknown> {
+    return { content: [{ type: 'text', text: 'big' }], _meta: { count: BigInt(1) } };
+  }
+}
+
 type Message = Record<string, any>;
 
 /** A server on a real StdioTransport over in-process pipes; lines in, parsed lines out. */
@@ -305,6 +312,23 @@ describe('more classes: the server survives and answers', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(lines.find((m) => m.id === 1)?.error.code).toBe(-32603);
     await plugged.close();
+  });
+
+  it('answers a batch in which one response cannot be encoded: that one with -32603, the others as they were', async () => {
+    const s = await stdioServer({ providers: [Tools, Unencodable] });
+    s.write([
+      { jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 'echo', arguments: { text: 'kept' } } },
+      { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'unencodable' } },
+    ]);
+    const batch = (await s.waitFor((m) => Array.isArray(m))) as unknown as Message[];
+    expect(batch).toEqual([
+      { jsonrpc: '2.0', id: 'a', result: { content: [{ type: 'text', text: 'kept' }] } },
+      { jsonrpc: '2.0', id: 'b', error: { code: -32603, message: 'Internal error: the response could not be encoded' } },
+    ]);
+    expect(s.errors).toContain('send failed');
+    // Alone, it is answered the same way.
+    expect((await s.request(3, 'tools/call', { name: 'unencodable' })).error.code).toBe(-32603);
+    await s.server.close();
   });
 
   it('counts handlers that ignore cancellation against maxRequestsInFlight', async () => {
