@@ -65,10 +65,11 @@ Options:
   build: `Usage: typemcp build [entry] [--outfile path] [--minify] [--sourcemap] [--snapshot] [--no-tsc]
 
 Runs the project's tsc -p tsconfig.json, then bundles the compiled entry (default dist/main.js)
-and its dependencies into one CommonJS file for Node 20 and later.
+and its dependencies into one file for Node 20 and later: CommonJS, or an ES module (.mjs)
+for an ES module entry.
 
 Options:
-  --outfile path         the bundle (default dist/bundle/server.js)
+  --outfile path         the bundle (default dist/bundle/server.js; server.mjs for an ES module entry)
   --minify               minify the bundle (class and function names are kept)
   --sourcemap            write a source map beside it
   --snapshot             also a startup snapshot beside it (server.blob), for the fastest start:
@@ -130,7 +131,7 @@ export async function run(argv: string[], out: Output = createOutput(), write: (
         return await build(
           {
             entry: positionals[0] ?? path.join('dist', 'main.js'),
-            outfile: (values.outfile as string | undefined) ?? path.join('dist', 'bundle', 'server.js'),
+            outfile: values.outfile as string | undefined,
             minify: values.minify === true,
             sourcemap: values.sourcemap === true,
             snapshot: values.snapshot === true,

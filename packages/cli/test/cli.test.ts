@@ -163,11 +163,11 @@ function withoutNodeOptions(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** The cjs fixture as a project: sources in src/, compiled by its tsconfig.json into dist/. */
-function sourceProject(): string {
-  const project = copyFixture('cjs');
+/** A fixture as a project: sources in src/, compiled by its tsconfig.json into dist/. */
+function sourceProject(fixture: 'cjs' | 'esm' = 'cjs'): string {
+  const project = copyFixture(fixture);
   fs.mkdirSync(path.join(project, 'src'));
-  for (const file of ['server.ts', 'greeting.ts']) fs.renameSync(path.join(project, file), path.join(project, 'src', file));
+  for (const file of fs.readdirSync(project).filter((name) => name.endsWith('.ts'))) fs.renameSync(path.join(project, file), path.join(project, 'src', file));
   fs.writeFileSync(
     path.join(project, 'tsconfig.json'),
     JSON.stringify({
@@ -282,6 +282,41 @@ describe('typemcp build', () => {
     expect(result.stderr).toMatch(/node could not build a startup snapshot of this bundle; the bundle itself is built\n$/);
     expect(leftBlob).toBe(false);
     expect(leftEntry).toEqual([]);
+  });
+
+  it('bundles an ES module project as an ES module, and refuses a snapshot of its top-level await', async () => {
+    const project = sourceProject('esm');
+    const built = runCli(['build', 'dist/server.js', '--snapshot'], project);
+    expect(built.stderr).toMatch(/^built dist\/bundle\/server\.mjs [\d.]+ (KiB|MiB) in \d+ ms\n/);
+    expect(built.stderr).toContain('Top-level await is currently not supported with the "cjs" output format');
+    expect(built.stderr).toMatch(/esbuild could not bundle the snapshot entry; the bundle itself is built\n$/);
+    expect(built.status).toBe(1);
+    expect(fs.existsSync(path.join(project, 'dist', 'bundle', 'server.blob'))).toBe(false);
+
+    // The bundle runs on its own, outside any package: its CommonJS dependencies get a require.
+    const alone = fs.mkdtempSync(path.join(os.tmpdir(), 'typemcp-esm-bundle-'));
+    fs.copyFileSync(path.join(project, 'dist', 'bundle', 'server.mjs'), path.join(alone, 'server.mjs'));
+    fs.rmSync(project, { recursive: true, force: true });
+    const client = new LineClient(spawn(process.execPath, [path.join(alone, 'server.mjs')], { cwd: alone }));
+    try {
+      await client.initialize();
+      const call = await client.request(1, 'tools/call', { name: 'shout', arguments: { text: 'bundled' } });
+      expect(call.result).toEqual({ content: [{ type: 'text', text: 'BUNDLED' }] });
+    } finally {
+      await client.stop();
+      fs.rmSync(alone, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a snapshot of an ES module entry that uses import.meta', () => {
+    const project = sourceProject('esm');
+    const server = path.join(project, 'src', 'server.ts');
+    fs.writeFileSync(server, fs.readFileSync(server, 'utf8').replace(/^await (.*)$/m, 'process.stderr.write(import.meta.url);\nvoid $1'));
+    const built = runCli(['build', 'dist/server.js', '--snapshot'], project);
+    fs.rmSync(project, { recursive: true, force: true });
+    expect(built.stderr).toMatch(/^built dist\/bundle\/server\.mjs /);
+    expect(built.stderr).toMatch(/the entry uses import\.meta, which a startup snapshot \(one CommonJS script\) cannot give it; the bundle itself is built\n$/);
+    expect(built.status).toBe(1);
   });
 
   it('stops when tsc reports errors', () => {

@@ -164,22 +164,12 @@ describe('a project scaffolded by the packed create-typemcp', () => {
 
     it('serves the official SDK client under typemcp dev', () =>
       exerciseOverStdio(path.join(projectDir, 'node_modules', '.bin', 'typemcp'), ['dev', 'src/main.ts', '--stdio', '--no-watch']));
-  });
 
-  describe('its production build (a CommonJS package)', () => {
-    beforeAll(() => {
-      const manifestPath = path.join(projectDir, 'package.json');
-      const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
-      manifest.type = 'commonjs';
-      fs.writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
-      fs.rmSync(path.join(projectDir, 'dist'), { recursive: true, force: true });
+    it('serves the official SDK client from its production build: the bundle, and the startup snapshot with the framework from the installed packages', async () => {
       run('npm', ['run', 'bundle'], projectDir);
+      await exerciseOverStdio(process.execPath, [moduleType === 'module' ? 'dist/bundle/server.mjs' : 'dist/bundle/server.js', '--stdio']);
+      await exerciseOverStdio(process.execPath, ['--snapshot-blob', 'dist/bundle/server.blob', '--', '--stdio']);
     });
-
-    it('serves the official SDK client from the bundle', () => exerciseOverStdio(process.execPath, ['dist/bundle/server.js', '--stdio']));
-
-    it('serves the official SDK client from the startup snapshot, the framework loaded from the installed packages', () =>
-      exerciseOverStdio(process.execPath, ['--snapshot-blob', 'dist/bundle/server.blob', '--', '--stdio']));
   });
 });
 

@@ -7,7 +7,8 @@ import { snapshotPreloads, snapshotBlobPath, snapshotEntrySource, writeSnapshot 
 
 export interface BuildOptions {
   entry: string;
-  outfile: string;
+  /** Default: dist/bundle/server.js, or server.mjs for an ES module entry. */
+  outfile?: string;
   minify: boolean;
   sourcemap: boolean;
   tsc: boolean;
@@ -16,7 +17,8 @@ export interface BuildOptions {
 
 /**
  * A production bundle: the project's own tsc first (its output keeps the decorator metadata
- * TypeMCP reads), then esbuild bundles that output and its dependencies into one CommonJS file.
+ * TypeMCP reads), then esbuild bundles that output and its dependencies into one file, in the
+ * entry's module format (CommonJS, or an ES module for an ES module entry).
  */
 export async function build(options: BuildOptions, out: Output): Promise<number> {
   const cwd = process.cwd();
@@ -39,7 +41,8 @@ export async function build(options: BuildOptions, out: Output): Promise<number>
   if (!fs.existsSync(entry)) throw new UsageError(`${options.entry} does not exist${options.tsc ? ' after tsc' : ''}; pass the compiled entry (default dist/main.js)`);
   out.progress(`bundling ${path.relative(cwd, entry)}`);
   const esbuild = await import('esbuild');
-  const outfile = path.resolve(options.outfile);
+  const format = moduleFormatOf(entry);
+  const outfile = path.resolve(options.outfile ?? path.join('dist', 'bundle', format === 'esm' ? 'server.mjs' : 'server.js'));
   let result;
   try {
     result = await esbuild.build({
@@ -48,7 +51,9 @@ export async function build(options: BuildOptions, out: Output): Promise<number>
       bundle: true,
       platform: 'node',
       target: 'node20',
-      format: 'cjs',
+      format,
+      // CommonJS packages inside an ES module bundle still call require (for Node's modules).
+      banner: format === 'esm' ? { js: ESM_REQUIRE } : undefined,
       keepNames: true,
       minify: options.minify,
       sourcemap: options.sourcemap,
@@ -89,8 +94,9 @@ async function buildSnapshot(
   fs.rmSync(blob, { force: true });
   out.progress('building the startup snapshot');
   try {
+    let snapshotEntryUsesImportMeta = false;
     try {
-      await esbuild.build({
+      const bundled = await esbuild.build({
         stdin: {
           contents: snapshotEntrySource(entry, snapshotPreloads(entry, metafile, cwd), path.basename(outfile)),
           resolveDir: path.dirname(entry),
@@ -107,9 +113,14 @@ async function buildSnapshot(
         legalComments: 'none',
         logLevel: 'silent',
       });
+      snapshotEntryUsesImportMeta = bundled.warnings.some((warning) => warning.text.includes('import.meta'));
     } catch (error) {
       reportEsbuildErrors(error, out);
       out.error('esbuild could not bundle the snapshot entry; the bundle itself is built');
+      return 1;
+    }
+    if (snapshotEntryUsesImportMeta) {
+      out.error('the entry uses import.meta, which a startup snapshot (one CommonJS script) cannot give it; the bundle itself is built');
       return 1;
     }
     const written = writeSnapshot(snapshotBundle, blob);
@@ -126,6 +137,25 @@ async function buildSnapshot(
   out.info(`${out.green('built')} ${where} ${formatSize(fs.statSync(blob).size)} in ${Date.now() - started} ms`);
   out.info(out.dim(`run it with this Node.js (${process.version}): node --snapshot-blob ${where} -- [arguments]`));
   return 0;
+}
+
+const ESM_REQUIRE = "import { createRequire as __typemcpCreateRequire } from 'node:module'; const require = __typemcpCreateRequire(import.meta.url);";
+
+/** How Node loads the entry: by its extension, or for .js by the nearest package.json's "type". */
+export function moduleFormatOf(entry: string): 'esm' | 'cjs' {
+  if (entry.endsWith('.mjs')) return 'esm';
+  if (entry.endsWith('.cjs')) return 'cjs';
+  for (let dir = path.dirname(entry); ; dir = path.dirname(dir)) {
+    const manifest = path.join(dir, 'package.json');
+    if (fs.existsSync(manifest)) {
+      try {
+        return (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { type?: unknown }).type === 'module' ? 'esm' : 'cjs';
+      } catch {
+        return 'cjs';
+      }
+    }
+    if (path.dirname(dir) === dir) return 'cjs';
+  }
 }
 
 /** Prints esbuild's errors with their places; rethrows what is not an esbuild failure. */
