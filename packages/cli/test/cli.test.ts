@@ -201,12 +201,13 @@ describe('typemcp build', () => {
     }
   });
 
-  it('builds a startup snapshot whose process runs the application at start, with its own argv, folder, require, environment and randomness', async () => {
+  it('builds a startup snapshot whose process runs the application at start, with its own argv, folder, require, environment, child processes and randomness', async () => {
     const project = sourceProject();
     fs.writeFileSync(
       path.join(project, 'src', 'where.ts'),
       [
         "import { randomUUID } from 'node:crypto';",
+        "import { execFileSync } from 'node:child_process';",
         "import { Tool } from '@typemcp/core';",
         '// Read when the module is evaluated: at start-up, not when the snapshot was built.',
         'const markerAtLoad = process.env.SNAPSHOT_MARKER;',
@@ -215,7 +216,9 @@ describe('typemcp build', () => {
         '  where(): string {',
         "    // A computed require of a file beside the blob: a real require, not the snapshot builder's.",
         "    const beside = require(['.', 'beside.json'].join('/'));",
-        '    return JSON.stringify({ script: process.argv[1], file: __filename, args: process.argv.slice(2), dir: __dirname, markerAtLoad, beside, id: randomUUID() });',
+        "    // A child started with this process's execArgv, as fork() starts one, runs its own script.",
+        "    const child = execFileSync(process.execPath, [...process.execArgv, '-p', '6 * 7'], { encoding: 'utf8', timeout: 5000 }).trim();",
+        '    return JSON.stringify({ script: process.argv[1], file: __filename, args: process.argv.slice(2), dir: __dirname, markerAtLoad, beside, child, execArgv: process.execArgv, id: randomUUID() });',
         '  }',
         '}',
         '',
@@ -260,7 +263,7 @@ describe('typemcp build', () => {
       fs.rmSync(alone, { recursive: true, force: true });
     }
     for (const process of seen) {
-      expect(process).toMatchObject({ script: path.join(alone, 'app.cjs'), file: path.join(alone, 'app.cjs'), args: ['--stdio', 'extra'], dir: alone, markerAtLoad: 'at start', beside: { found: true } });
+      expect(process).toMatchObject({ script: path.join(alone, 'app.cjs'), file: path.join(alone, 'app.cjs'), args: ['--stdio', 'extra'], dir: alone, markerAtLoad: 'at start', beside: { found: true }, child: '42', execArgv: [] });
     }
     expect(seen[0]!.id).not.toBe(seen[1]!.id);
   });

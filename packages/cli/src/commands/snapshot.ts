@@ -57,8 +57,8 @@ function realPath(file: string): string {
  * The snapshot's entry: loads the packages, then names what runs when a process starts from
  * the blob. There the bundle's __filename and __dirname are rebound to the bundle's name in
  * the blob's own folder (the snapshot was built elsewhere), `require` becomes a real one for
- * that file (the snapshot builder's loads only Node's built-in modules), and argv gets a
- * script path at [1] like any node script.
+ * that file (the snapshot builder's loads only Node's built-in modules), argv gets a script
+ * path at [1] like any node script, and execArgv loses the blob.
  */
 export function snapshotEntrySource(entry: string, preloads: readonly string[], bundleName: string): string {
   return [
@@ -66,11 +66,13 @@ export function snapshotEntrySource(entry: string, preloads: readonly string[], 
     ...preloads.map((file) => `require(${JSON.stringify(file)});`),
     'require("node:v8").startupSnapshot.setDeserializeMainFunction(() => {',
     '  const path = require("node:path");',
+    '  // Read the blob\'s path, and take it out of execArgv: child processes (fork) inherit',
+    '  // execArgv, and with it they would start this server again instead of their script.',
     '  const args = process.execArgv;',
     '  let blob = "";',
     '  for (let i = 0; i < args.length; i++) {',
-    '    if (args[i] === "--snapshot-blob") blob = args[i + 1] ?? "";',
-    '    else if (args[i].startsWith("--snapshot-blob=")) blob = args[i].slice("--snapshot-blob=".length);',
+    '    if (args[i] === "--snapshot-blob") blob = args.splice(i--, 2)[1] ?? "";',
+    '    else if (args[i].startsWith("--snapshot-blob=")) blob = args.splice(i--, 1)[0].slice("--snapshot-blob=".length);',
     '  }',
     `  __filename = path.join(path.dirname(path.resolve(blob)), ${JSON.stringify(bundleName)});`,
     '  __dirname = path.dirname(__filename);',
