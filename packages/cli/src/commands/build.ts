@@ -94,9 +94,9 @@ async function buildSnapshot(
   fs.rmSync(blob, { force: true });
   out.progress('building the startup snapshot');
   try {
-    let snapshotEntryUsesImportMeta = false;
+    let bundled;
     try {
-      const bundled = await esbuild.build({
+      bundled = await esbuild.build({
         stdin: {
           contents: snapshotEntrySource(entry, snapshotPreloads(entry, metafile, cwd), path.basename(outfile)),
           resolveDir: path.dirname(entry),
@@ -113,13 +113,12 @@ async function buildSnapshot(
         legalComments: 'none',
         logLevel: 'silent',
       });
-      snapshotEntryUsesImportMeta = bundled.warnings.some((warning) => warning.text.includes('import.meta'));
     } catch (error) {
       reportEsbuildErrors(error, out);
       out.error('esbuild could not bundle the snapshot entry; the bundle itself is built');
       return 1;
     }
-    if (snapshotEntryUsesImportMeta) {
+    if (bundled.warnings.some((warning) => warning.text.includes('import.meta'))) {
       out.error('the entry uses import.meta, which a startup snapshot (one CommonJS script) cannot give it; the bundle itself is built');
       return 1;
     }

@@ -11,7 +11,7 @@ import type { Metafile } from 'esbuild';
  * application's own modules (and any other package) still run at start-up, so the
  * environment, argv and the clock they read are the running process's.
  */
-export const SNAPSHOT_PACKAGES = ['reflect-metadata', 'tsyringe', 'class-validator', 'class-transformer', '@typemcp/core'] as const;
+const SNAPSHOT_PACKAGES = ['reflect-metadata', 'tsyringe', 'class-validator', 'class-transformer', '@typemcp/core'] as const;
 /** Loaded by @typemcp/core on first use; resolved from its own folder, where npm put them. */
 const CORE_LAZY_DEPENDENCIES = ['ajv/dist/2020', 'ajv-formats'] as const;
 
