@@ -26,7 +26,8 @@ export type {
   PluginNotificationHandler,
   CapabilityValue,
 } from './runtime';
-export { Tool, Resource, Prompt, Completion, Description, Title, EnumTitles, UseMiddleware, McpHeader } from './decorators';
+export { Tool, Resource, Prompt, Completion, Description, Title, EnumTitles, UseMiddleware, McpHeader, Scopes, Roles, Guard, Public } from './decorators';
+export type { Principal, Authentication, AuthChallenge, AccessGuard, GuardInput } from './access';
 export { isInsideRoots } from './features/rootsContain';
 export { elicitationSchemaFor } from './features/elicitationSchema';
 export { metadataStore } from './metadata';
@@ -61,7 +62,9 @@ export {
   UnsupportedProtocolVersionError,
   MissingClientCapabilityError,
   HeaderMismatchError,
+  AccessDeniedError,
 } from './errors';
+export type { AccessDeniedReason } from './errors';
 export type {
   SampleRequest,
   SampleResult,

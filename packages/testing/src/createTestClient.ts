@@ -15,7 +15,7 @@ export async function createTestClient(target: TestTarget, options: TestClientOp
   const created = isServer(target) ? undefined : new McpServer(Array.isArray(target) ? { name: 'test-server', version: '0.0.0', providers: target } : target);
   const server = created ?? (target as McpServer);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
+  await server.connect(serverSide, options.principal === undefined ? {} : { principal: options.principal });
   const client = await TestClient.connect(clientSide, options);
   if (created) client.afterClose = () => created.close();
   return client;

@@ -1,4 +1,4 @@
-import type { HANDSHAKE_VERSIONS, Implementation, MODERN_VERSIONS, Root, SamplingMessage } from '@typemcp/core';
+import type { HANDSHAKE_VERSIONS, Implementation, MODERN_VERSIONS, Principal, Root, SamplingMessage } from '@typemcp/core';
 
 /** The JSON the server answered with; helpers narrow it to the documented fields. */
 export type JsonObject = Record<string, unknown>;
@@ -154,6 +154,11 @@ export interface TestClientOptions {
   schemaCheck?: boolean;
   /** How long a request may wait for its answer (default 10 000 ms). */
   requestTimeoutMs?: number;
+  /**
+   * The caller the server sees (`ctx.principal`), as if authenticated: what `@Scopes`,
+   * `@Roles` and `@Guard` check. Default: an anonymous caller.
+   */
+  principal?: Principal;
 }
 
 

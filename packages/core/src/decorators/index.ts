@@ -7,3 +7,7 @@ export { Title } from './Title';
 export { EnumTitles } from './EnumTitles';
 export { UseMiddleware } from './UseMiddleware';
 export { McpHeader } from './McpHeader';
+export { Scopes } from './Scopes';
+export { Roles } from './Roles';
+export { Guard } from './Guard';
+export { Public } from './Public';

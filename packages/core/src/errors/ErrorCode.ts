@@ -8,6 +8,11 @@ export const ErrorCode = {
   ConnectionClosed: -32000,
   RequestTimeout: -32001,
   ResourceNotFound: -32002,
+  /**
+   * The caller may not do this: no or invalid credentials, a missing scope, role or guard.
+   * `data.reason` says which; over HTTP it comes with 401 or 403 and `WWW-Authenticate`.
+   */
+  AccessDenied: -32003,
   /** 2026-07-28: HTTP headers that do not match the body, or a required one missing. */
   HeaderMismatch: -32020,
   /** 2026-07-28: the request needs a client capability its `_meta` did not declare. */

@@ -18,4 +18,6 @@ export { InvalidClientResponseError } from './InvalidClientResponseError';
 export { UnsupportedProtocolVersionError } from './UnsupportedProtocolVersionError';
 export { MissingClientCapabilityError } from './MissingClientCapabilityError';
 export { HeaderMismatchError } from './HeaderMismatchError';
+export { AccessDeniedError } from './AccessDeniedError';
+export type { AccessDeniedReason } from './AccessDeniedError';
 export { withoutStack } from './withoutStack';

@@ -28,12 +28,15 @@ export function completionHandlers(host: FeatureHost): Record<string, MethodHand
     }
     let key: string;
     if (ref?.type === 'ref/prompt' && typeof ref.name === 'string') {
-      if (!host.prompts.get(ref.name)) throw new InvalidParamsError(`Unknown prompt: ${clip(String(ref.name))}`, { name: echo(ref.name) });
+      const prompt = host.prompts.get(ref.name);
+      if (!prompt) throw new InvalidParamsError(`Unknown prompt: ${clip(String(ref.name))}`, { name: echo(ref.name) });
+      // Completing the arguments of a prompt takes the right to use it.
+      await host.access.check(prompt.target, ctx);
       key = completionKey({ prompt: ref.name, argument: argument.name });
     } else if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') {
-      if (!host.templates.get(ref.uri) && !host.resources.get(ref.uri)) {
-        throw new InvalidParamsError(`Unknown resource or template: ${clip(String(ref.uri))}`, { uri: echo(ref.uri) });
-      }
+      const resource = host.templates.get(ref.uri) ?? host.resources.get(ref.uri);
+      if (!resource) throw new InvalidParamsError(`Unknown resource or template: ${clip(String(ref.uri))}`, { uri: echo(ref.uri) });
+      await host.access.check(resource.target, ctx);
       key = completionKey({ resource: ref.uri, argument: argument.name });
     } else {
       throw new InvalidParamsError('completion/complete needs "ref" of type "ref/prompt" (with "name") or "ref/resource" (with "uri")');
@@ -43,6 +46,7 @@ export function completionHandlers(host: FeatureHost): Record<string, MethodHand
     if (!completer) return { completion: { values: [], total: 0, hasMore: false } };
     const context = (params.context as { arguments?: Record<string, string> } | undefined)?.arguments ?? {};
     const target = { kind: 'completion' as const, name: argument.name, provider: completer.provider, methodName: completer.methodName };
+    await host.access.check(target, ctx);
     const answer = await host.invoke(target, [argument.value, { arguments: context }, ctx], ctx);
     return { completion: capValues(answer) };
   };

@@ -2,6 +2,8 @@ import { InvalidParamsError } from '../errors';
 import { clip, echo } from '../protocol';
 import type { FeatureHost, MethodHandler } from '../runtime/FeatureHost';
 import type { CorePlugin } from '../runtime/plugins';
+import type { RegisteredPrompt } from '../runtime/buildPrompt';
+import { pageFor, perCaller } from './listFor';
 import { routeAll } from './routeAll';
 
 /** `core:prompts`: the prompt methods, and the `prompts` capability while the server has prompts. */
@@ -18,9 +20,12 @@ export function promptsPlugin(host: FeatureHost): CorePlugin {
 /** `prompts/list` and `prompts/get`. */
 export function promptHandlers(host: FeatureHost): Record<string, MethodHandler> {
   const list: MethodHandler = (params, ctx) => {
-    const page = host.promptPages.page(params.cursor);
-    const prompts = page.items.map((p) => p.listing(ctx.protocolVersion));
-    return page.nextCursor === undefined ? { prompts } : { prompts, nextCursor: page.nextCursor };
+    const { page, items } = pageFor(host, host.promptPages, params.cursor, ctx);
+    const answer = (visible: readonly RegisteredPrompt[]) => {
+      const prompts = visible.map((p) => p.listing(ctx.protocolVersion));
+      return perCaller(page.nextCursor === undefined ? { prompts } : { prompts, nextCursor: page.nextCursor }, host, ctx);
+    };
+    return items instanceof Promise ? items.then(answer) : answer(items);
   };
 
   const get: MethodHandler = async (params, ctx) => {
@@ -28,6 +33,7 @@ export function promptHandlers(host: FeatureHost): Record<string, MethodHandler>
     if (typeof name !== 'string') throw new InvalidParamsError('prompts/get needs a string "name"');
     const prompt = host.prompts.get(name);
     if (!prompt) throw new InvalidParamsError(`Unknown prompt: ${clip(name)}`, { name: echo(name) });
+    await host.access.check(prompt.target, ctx);
     const given = params.arguments ?? {};
     if (typeof given !== 'object' || given === null || Array.isArray(given)) {
       throw new InvalidParamsError(`Invalid arguments for prompt "${name}": "arguments" must be an object of strings`);

@@ -5,6 +5,7 @@ import type { RegisteredResource } from '../runtime/buildResource';
 import type { Context } from '../runtime/Context';
 import type { FeatureHost, MethodHandler } from '../runtime/FeatureHost';
 import type { CorePlugin } from '../runtime/plugins';
+import { pageFor, perCaller } from './listFor';
 import { routeAll } from './routeAll';
 
 /** `core:resources`: the resource methods, and the `resources` capability while the server has resources or templates. */
@@ -28,34 +29,45 @@ export function resourceHandlers(host: FeatureHost): Record<string, MethodHandle
   const { resources, templates } = host;
 
   const list: MethodHandler = async (params, ctx) => {
-    const page = host.resourcePages.page(params.cursor);
-    const listed: Record<string, unknown>[] = page.items.map((r) => r.listing(ctx.protocolVersion));
+    const { page, items } = pageFor(host, host.resourcePages, params.cursor, ctx);
+    const listed: Record<string, unknown>[] = (await items).map((r) => r.listing(ctx.protocolVersion));
     // Templates' own enumerations are live, so they follow the (cached) fixed resources on the last page.
     if (page.nextCursor === undefined) listed.push(...(await enumerateTemplates(host, ctx)));
-    return page.nextCursor === undefined ? { resources: listed } : { resources: listed, nextCursor: page.nextCursor };
+    return perCaller(page.nextCursor === undefined ? { resources: listed } : { resources: listed, nextCursor: page.nextCursor }, host, ctx);
   };
 
-  const listTemplates: MethodHandler = (params, ctx) => {
-    const page = host.templatePages.page(params.cursor);
-    const resourceTemplates = page.items.map((t) => t.listing(ctx.protocolVersion));
-    return page.nextCursor === undefined ? { resourceTemplates } : { resourceTemplates, nextCursor: page.nextCursor };
+  const listTemplates: MethodHandler = async (params, ctx) => {
+    const { page, items } = pageFor(host, host.templatePages, params.cursor, ctx);
+    const resourceTemplates = (await items).map((t) => t.listing(ctx.protocolVersion));
+    return perCaller(page.nextCursor === undefined ? { resourceTemplates } : { resourceTemplates, nextCursor: page.nextCursor }, host, ctx);
+  };
+
+  /** The fixed resource with that uri, else the first template that matches it, with its variables. */
+  const find = (uri: string): { resource: RegisteredResource; variables?: Record<string, unknown> } | undefined => {
+    const fixed = resources.get(uri);
+    if (fixed) return { resource: fixed };
+    for (const template of templates.list()) {
+      const variables = template.template!.match(uri);
+      if (variables) return { resource: template, variables };
+    }
+    return undefined;
   };
 
   const read: MethodHandler = async (params, ctx) => {
     const uri = requireUri(params, 'resources/read');
-    const fixed = resources.get(uri);
-    if (fixed) return withCacheHint(fixed, { contents: await readFrom(host, fixed, uri, [ctx], ctx) }, ctx);
-    for (const template of templates.list()) {
-      const variables = template.template!.match(uri);
-      if (variables) return withCacheHint(template, { contents: await readFrom(host, template, uri, [variables, ctx], ctx) }, ctx);
-    }
-    throw resourceNotFound(uri);
+    const found = find(uri);
+    if (!found) throw resourceNotFound(uri);
+    await host.access.check(found.resource.target, ctx);
+    const args = found.variables === undefined ? [ctx] : [found.variables, ctx];
+    return withCacheHint(found.resource, { contents: await readFrom(host, found.resource, uri, args, ctx) }, ctx);
   };
 
-  const subscribe: MethodHandler = (params, ctx) => {
+  const subscribe: MethodHandler = async (params, ctx) => {
     const uri = requireUri(params, 'resources/subscribe');
     if (ctx.session?.stateless) throw new InvalidRequestError('resources/subscribe needs a session; this server is stateless');
-    if (!resources.get(uri) && !templates.list().some((t) => t.template!.match(uri))) throw resourceNotFound(uri);
+    const found = find(uri);
+    if (!found) throw resourceNotFound(uri);
+    await host.access.check(found.resource.target, ctx);
     ctx.session?.subscriptions.add(uri);
     return {};
   };
@@ -99,7 +111,9 @@ export function shapeContents(value: unknown, uri: string, mimeType: string | un
 
 async function enumerateTemplates(host: FeatureHost, ctx: Context): Promise<Record<string, unknown>[]> {
   const listed: Record<string, unknown>[] = [];
-  for (const template of host.templates.list()) {
+  const view = host.access.view(ctx);
+  const shown = view === undefined ? host.templates.list() : host.templates.list().filter((template) => view.admits(template.target));
+  for (const template of await host.access.passGuards(shown, (t) => t.target, ctx)) {
     const method = template.definition.options.list;
     if (!method) continue;
     const target = { ...template.target, methodName: method };

@@ -4,6 +4,7 @@ import type { Context } from '../runtime/Context';
 import type { RegisteredTool } from '../runtime/buildTool';
 import type { FeatureHost, MethodHandler } from '../runtime/FeatureHost';
 import type { CorePlugin } from '../runtime/plugins';
+import { pageFor, perCaller } from './listFor';
 import { routeAll } from './routeAll';
 import { shapeToolResult, toolErrorResult } from './toolResult';
 import type { CallToolResult } from './toolResult';
@@ -13,9 +14,12 @@ export function toolHandlers(host: FeatureHost): Record<string, MethodHandler> {
   const { tools } = host;
 
   const list: MethodHandler = (params, ctx) => {
-    const page = host.toolPages.page(params.cursor);
-    const listed = page.items.map((tool) => tool.listing(ctx.protocolVersion));
-    return page.nextCursor === undefined ? { tools: listed } : { tools: listed, nextCursor: page.nextCursor };
+    const { page, items } = pageFor(host, host.toolPages, params.cursor, ctx);
+    const answer = (visible: readonly RegisteredTool[]) => {
+      const listed = visible.map((tool) => tool.listing(ctx.protocolVersion));
+      return perCaller(page.nextCursor === undefined ? { tools: listed } : { tools: listed, nextCursor: page.nextCursor }, host, ctx);
+    };
+    return items instanceof Promise ? items.then(answer) : answer(items);
   };
 
   const call: MethodHandler = (params, ctx) => {
@@ -23,6 +27,8 @@ export function toolHandlers(host: FeatureHost): Record<string, MethodHandler> {
     if (typeof name !== 'string') throw new InvalidParamsError('tools/call needs a string "name"');
     const tool = tools.get(name);
     if (!tool) throw new InvalidParamsError(`Unknown tool: ${clip(name)}`, { name: echo(name) });
+    const allowed = host.access.check(tool.target, ctx);
+    if (allowed instanceof Promise) return allowed.then(() => invokeTool(host, tool, params.arguments, ctx));
     return invokeTool(host, tool, params.arguments, ctx);
   };
 

@@ -1,5 +1,6 @@
 import { METADATA_STORE_KEY } from '../constants';
 import type {
+  AccessDeclaration,
   MiddlewareDeclaration,
   CompletionDefinition,
   Constructor,
@@ -29,6 +30,8 @@ export class MetadataStore {
   private mcpHeaders = new Map<Constructor, Map<string, string>>();
   /** `@UseMiddleware` per class: on the class itself (key CLASS_LEVEL) and per method. */
   private middlewares = new Map<Constructor, Map<string | typeof CLASS_LEVEL, unknown[]>>();
+  /** `@Public`, `@Scopes`, `@Roles`, `@Guard` per class, like middlewares. */
+  private access = new Map<Constructor, Map<string | typeof CLASS_LEVEL, AccessDeclaration[]>>();
 
   add(definition: ProviderDefinition): void {
     this.definitions.push(definition);
@@ -72,6 +75,28 @@ export class MetadataStore {
     return [...classLevel, ...methodLevel] as M[];
   }
 
+  addAccess(entry: AccessDeclaration): void {
+    let byMember = this.access.get(entry.target);
+    if (!byMember) this.access.set(entry.target, (byMember = new Map()));
+    const key = entry.methodName ?? CLASS_LEVEL;
+    byMember.set(key, [entry, ...(byMember.get(key) ?? [])]);
+  }
+
+  /** True once any class declared an access rule: until then access checks are skipped. */
+  get declaresAccess(): boolean {
+    return this.access.size > 0;
+  }
+
+  /** The access rules of `provider.methodName`: those on the classes of its chain, and the method's own. */
+  accessOf(provider: Constructor, methodName: string): { classLevel: AccessDeclaration[]; methodLevel: AccessDeclaration[] } {
+    const chain: Constructor[] = [];
+    for (let c: any = provider; c && c !== Object && c !== Function.prototype; c = Object.getPrototypeOf(c)) chain.unshift(c);
+    return {
+      classLevel: chain.flatMap((c) => this.access.get(c)?.get(CLASS_LEVEL) ?? []),
+      methodLevel: chain.flatMap((c) => this.access.get(c)?.get(methodName) ?? []),
+    };
+  }
+
   /** Definitions of one kind declared on `provider` or on the classes it extends. */
   definitionsOf<K extends Kind>(provider: Constructor, kind: K): DefinitionOf<K>[] {
     const found = this.definitions.filter(
@@ -113,12 +138,13 @@ export class MetadataStore {
   }
 
   /**
-   * Forgets the provider definitions (tools, resources, prompts, completions, middleware) collected so far, for tests that declare their
+   * Forgets the provider definitions (tools, resources, prompts, completions, middleware, access rules) collected so far, for tests that declare their
    * providers per test. DTO descriptions and titles stay: they belong to classes loaded once per module.
    */
   clear(): void {
     this.definitions = [];
     this.middlewares = new Map();
+    this.access = new Map();
   }
 }
 

@@ -151,3 +151,16 @@ export interface MiddlewareDeclaration {
   methodName?: string;
   middlewares: unknown[];
 }
+
+/**
+ * What `@Public`, `@Scopes`, `@Roles` or `@Guard` declared on a class (no methodName) or one
+ * method. The guard is typed where it is evaluated (access/).
+ */
+export interface AccessDeclaration {
+  target: Constructor;
+  methodName?: string;
+  public?: boolean;
+  scopes?: readonly string[];
+  roles?: readonly string[];
+  guard?: unknown;
+}

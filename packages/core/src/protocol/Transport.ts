@@ -1,3 +1,4 @@
+import type { Principal } from '../access';
 import type { OutgoingMessage, RequestId } from './messages';
 
 export interface TransportSendOptions {
@@ -30,6 +31,9 @@ export interface Transport {
    */
   requestEnded?(id: RequestId): void;
   sessionId?: string;
-  /** Who is on the other end, when the transport knows it (HTTP authentication); binds 2026-07-28 requestState. */
-  readonly principal?: string;
+  /**
+   * Who sent the message being delivered, when the transport knows it (HTTP authentication):
+   * read while `onmessage` runs, so it may change from one message to the next.
+   */
+  readonly principal?: Principal;
 }

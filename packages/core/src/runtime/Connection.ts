@@ -1,3 +1,4 @@
+import type { Principal } from '../access';
 import { ErrorCode, InternalError, InvalidParamsError, InvalidRequestError, McpError, MethodNotFoundError, ParseError, withoutStack } from '../errors';
 import { classify, clip, featuresOf, negotiateVersion, PendingRequests, quote, reasonText } from '../protocol';
 import type {
@@ -89,6 +90,8 @@ export class Connection implements RequestChannel, EraSource {
   constructor(
     private readonly host: ConnectionHost,
     private readonly transport: Transport,
+    /** The caller of every request, for transports that carry no credentials (stdio, in-memory). */
+    private readonly localPrincipal?: Principal,
   ) {
     this.session = new Session({ request: (method, params) => this.request(method, params) });
     this.logLimiter = new RateLimiter(host.logRateLimit, host.logRateLimit * 2);
@@ -125,8 +128,13 @@ export class Connection implements RequestChannel, EraSource {
     return this.host.modern;
   }
 
+  /** The subject of the message being handled: what binds 2026-07-28 requestState. */
   get principal(): string | undefined {
-    return this.transport.principal;
+    return this.callerNow()?.subject;
+  }
+
+  private callerNow(): Principal | undefined {
+    return this.transport.principal ?? this.localPrincipal;
   }
 
   get isOpen(): boolean {
@@ -287,6 +295,7 @@ export class Connection implements RequestChannel, EraSource {
       client: this.host.clientFeatures,
       progressToken: progressTokenOf(params),
       params,
+      principal: this.callerNow(),
     });
     const entry: InFlight = { ctx, method, era, cancelled: false };
     this.inFlight.set(id, entry);

@@ -1,4 +1,5 @@
 import type { DependencyContainer } from 'tsyringe';
+import type { Principal } from '../access';
 import { RequestEndedError } from '../errors';
 import type { ElicitationResult } from '../features/elicitationTypes';
 import type { Root, SampleRequest, SampleResult, SamplingTool, ToolLoopResult } from '../features/samplingTypes';
@@ -55,6 +56,8 @@ export interface ContextInit {
   progressToken?: string | number;
   /** The request's params, for middleware around author calls. */
   params: Readonly<Record<string, unknown>>;
+  /** Who sent the request, when authentication says. */
+  principal?: Principal;
 }
 
 /**
@@ -101,6 +104,14 @@ export class Context {
 
   get clientCapabilities(): ClientCapabilities {
     return this.init.scope.clientCapabilities;
+  }
+
+  /**
+   * Who sent the request: subject, scopes, roles and claims of its verified credentials
+   * (`@typemcp/auth`), the connection's principal (stdio), or undefined for an anonymous caller.
+   */
+  get principal(): Principal | undefined {
+    return this.init.principal;
   }
 
   /** The handshake-era session; undefined for stateless requests. */

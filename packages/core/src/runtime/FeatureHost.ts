@@ -1,3 +1,4 @@
+import type { AccessPolicy } from '../access';
 import type { Constructor, CompletionDefinition } from '../metadata';
 import type { RequestScope } from '../session';
 import type { ChangeBroadcaster } from './ChangeBroadcaster';
@@ -30,6 +31,8 @@ export interface FeatureHost {
   readonly templatePages: Paginator<RegisteredResource>;
   readonly promptPages: Paginator<RegisteredPrompt>;
   readonly debug: boolean;
+  /** Who may use and see which target (`@Scopes`, `@Roles`, `@Guard`, `@Public`). */
+  readonly access: AccessPolicy;
   /** Calls author code: resolves the provider and runs its `@UseMiddleware` chain around the method. */
   invoke(target: InvocationTarget, args: readonly unknown[], ctx: Context): unknown;
   /** Reports a failure the client is not told the details of (to stderr or the server's logger). */

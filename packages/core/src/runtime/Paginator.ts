@@ -7,13 +7,23 @@ export interface Page<T> {
   nextCursor?: string;
 }
 
+/** Which items one caller may see; callers with the same `key` see the same. */
+export interface PageFilter<T> {
+  readonly key: string;
+  admits(item: T): boolean;
+}
+
+/** Pages kept at most, over every cursor and caller view; past it the cache starts again. */
+const MAX_CACHED_PAGES = 1024;
+
 /** Page size when the server sets none. */
 export const DEFAULT_PAGE_SIZE = 100;
 
 /**
  * Pages over a registry in registration order. A cursor names the last item handed out by
  * its sequence number, not by position, so adding or removing items between two page reads
- * neither skips nor repeats anything. Pages are cached until the registry changes.
+ * neither skips nor repeats anything. Pages are cached until the registry changes; with a
+ * filter (access rules), per set of callers who see the same items, not per request.
  */
 export class Paginator<T> {
   private readonly cache = new Map<string, Page<T>>();
@@ -26,22 +36,24 @@ export class Paginator<T> {
     private readonly pageSize: number | false = DEFAULT_PAGE_SIZE,
   ) {}
 
-  page(cursor: unknown): Page<T> {
-    if (this.cachedRevision !== this.registry.revision) {
+  page(cursor: unknown, filter?: PageFilter<T>): Page<T> {
+    if (this.cachedRevision !== this.registry.revision || this.cache.size >= MAX_CACHED_PAGES) {
       this.cache.clear();
       this.cachedRevision = this.registry.revision;
     }
-    const key = cursor === undefined ? '' : this.checkCursor(cursor);
+    const position = cursor === undefined ? '' : this.checkCursor(cursor);
+    const key = filter === undefined ? position : `${filter.key}\u0001${position}`;
     let page = this.cache.get(key);
     if (!page) {
-      page = this.compute(key === '' ? -1 : this.decode(key));
+      page = this.compute(position === '' ? -1 : this.decode(position), filter);
       this.cache.set(key, page);
     }
     return page;
   }
 
-  private compute(afterSeq: number): Page<T> {
-    const listed = this.registry.listed();
+  private compute(afterSeq: number, filter: PageFilter<T> | undefined): Page<T> {
+    const all = this.registry.listed();
+    const listed = filter === undefined ? all : all.filter((entry) => filter.admits(entry.item));
     const start = firstAfter(listed, afterSeq);
     if (this.pageSize === false) return { items: listed.slice(start).map((e) => e.item) };
     const slice = listed.slice(start, start + this.pageSize);

@@ -1,5 +1,6 @@
 import { DefinitionError } from '../errors';
 import type { DefinitionErrorCode } from '../errors';
+import type { Authentication } from '../access';
 import type { RequestScope } from '../session';
 import type { ClientFeatures, Context } from './Context';
 import type { Middleware } from './middleware';
@@ -29,6 +30,12 @@ export interface PluginHost {
   onClose(hook: () => void | Promise<void>): void;
   /** Reports an error as the server does (its `onError`, or stderr). */
   reportError(what: string, error: unknown): void;
+  /**
+   * Makes the server authenticate its callers this way (one per server): HTTP requests are
+   * answered 401 without credentials it accepts, and every target not marked `@Public()`
+   * needs an authenticated caller.
+   */
+  authentication(authentication: Authentication): void;
 }
 
 /** A bundle of routes, capabilities and middleware added with `server.plugin(plugin, options)`. */
@@ -60,6 +67,7 @@ export interface PluginAdditions {
   capabilities: Array<[string, CapabilityValue]>;
   clientFeatures: Partial<ClientFeatures>;
   closeHooks: Array<() => void | Promise<void>>;
+  authentication?: Authentication;
 }
 
 /** Where a server applies what plugins add. */
@@ -69,6 +77,7 @@ export interface PluginTarget {
   routeRefusal(method: string, kind: 'request' | 'notification'): { code: DefinitionErrorCode; message: string } | undefined;
   hasCapability(name: string): boolean;
   hasClientFeature(feature: keyof ClientFeatures): boolean;
+  hasAuthentication(): boolean;
   apply(additions: PluginAdditions): void;
   reportError(what: string, error: unknown): void;
 }
@@ -161,6 +170,15 @@ export class PluginRegistry {
       },
       onClose: (hook) => void additions.closeHooks.push(hook),
       reportError: (what, error) => this.target.reportError(`${where}: ${what}`, error),
+      authentication: (authentication) => {
+        if (typeof authentication !== 'object' || authentication === null || typeof authentication.authenticate !== 'function' || typeof authentication.challenge !== 'function') {
+          throw new TypeError(`${where}: authentication(…) needs an object with authenticate(req) and challenge(challenge) functions`);
+        }
+        if (this.target.hasAuthentication() || additions.authentication !== undefined) {
+          throw new DefinitionError('DUPLICATE_NAME', `${where}: the server already has an authentication; add one authentication plugin`);
+        }
+        additions.authentication = authentication;
+      },
     };
   }
 }

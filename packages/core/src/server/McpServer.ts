@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import { container as rootContainer } from 'tsyringe';
 import type { DependencyContainer } from 'tsyringe';
+import { AccessPolicy } from '../access';
+import type { Authentication, Principal } from '../access';
 import { ProviderResolver } from '../di';
 import { DefinitionError } from '../errors';
 import { completionKey } from '../features/completion';
@@ -128,6 +130,11 @@ export interface ConnectOptions {
    * client's capabilities are unknown, so features that need them report so.
    */
   assumeProtocolVersion?: string;
+  /**
+   * The caller of every request on this connection, for transports that carry no credentials
+   * (stdio, in-memory): `ctx.principal`, and what `@Scopes`, `@Roles` and `@Guard` check.
+   */
+  principal?: Principal;
 }
 
 /**
@@ -186,6 +193,8 @@ export class McpServer {
   private readonly pendingListChanges = new Set<string>();
   private readonly connectionHost: ConnectionHost;
   private readonly changes = new ChangeBroadcaster();
+  private readonly access = new AccessPolicy();
+  private auth: Authentication | undefined;
 
   constructor(private readonly options: McpServerOptions) {
     const pageSize = options.pageSize;
@@ -229,6 +238,7 @@ export class McpServer {
       templatePages: new Paginator('templates', this.templateRegistry, pageSize),
       promptPages: new Paginator('prompts', this.promptRegistry, pageSize),
       debug: this.debug,
+      access: this.access,
       invoke: (target, args, ctx) => invoker.invoke(target, args, ctx),
       reportError: (what, error) => this.reportError(what, error),
       changes: this.changes,
@@ -252,6 +262,7 @@ export class McpServer {
       routeRefusal: (method, kind) => this.dispatcher.refusal(method, kind),
       hasCapability: (name) => this.capabilities.has(name),
       hasClientFeature: (feature) => this.clientFeatures[feature] !== undefined,
+      hasAuthentication: () => this.auth !== undefined,
       apply: (additions) => this.applyPlugin(additions),
       reportError: (what, error) => this.reportError(what, error),
     });
@@ -353,6 +364,11 @@ export class McpServer {
     if (completions.length > 0) this.initializeResults.clear();
   }
 
+  /** @internal How HTTP requests are authenticated, when a plugin set it. */
+  get authentication(): Authentication | undefined {
+    return this.auth;
+  }
+
   /** @internal The arguments of a tool that 2026-07-28 HTTP requests mirror in `Mcp-Param-*` headers. */
   headerParams(toolName: string): readonly { name: string; path: readonly string[] }[] {
     return this.toolRegistry.get(toolName)?.headerParams ?? [];
@@ -361,7 +377,7 @@ export class McpServer {
   /** Serves one client over the given transport; resolves once the transport has started. */
   async connect(transport: Transport, options: ConnectOptions = {}): Promise<Session> {
     this.started = true;
-    const connection = new Connection(this.connectionHost, transport);
+    const connection = new Connection(this.connectionHost, transport, options.principal);
     if (options.assumeProtocolVersion !== undefined) connection.assumeInitialized(options.assumeProtocolVersion);
     this.connections.add(connection);
     await connection.start();
@@ -381,7 +397,8 @@ export class McpServer {
       throw new DefinitionError('INVALID_OPTION', `McpServer.listen: unknown transport ${JSON.stringify((options as { transport: unknown }).transport)}; use 'stdio' or 'http'`);
     }
     const transport = new StdioTransport(options);
-    await this.connect(transport);
+    // stdio carries no credentials: the authentication says who the local caller is.
+    await this.connect(transport, { principal: this.auth?.localPrincipal });
     if (options.handleSignals ?? true) this.closeOnSignals();
   }
 
@@ -470,7 +487,11 @@ export class McpServer {
     return result;
   }
 
-  private applyPlugin({ middlewares, routes, notifications, capabilities, clientFeatures, closeHooks }: PluginAdditions): void {
+  private applyPlugin({ middlewares, routes, notifications, capabilities, clientFeatures, closeHooks, authentication }: PluginAdditions): void {
+    if (authentication) {
+      this.auth = authentication;
+      this.access.requireAuthentication();
+    }
     if (middlewares.length > 0) this.dispatcher.use(middlewares);
     for (const [method, handler] of routes) this.dispatcher.route(method, handler);
     for (const [method, handler] of notifications) this.dispatcher.onNotification(method, handler);

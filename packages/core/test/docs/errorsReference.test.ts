@@ -62,6 +62,7 @@ describe('docs/reference/errors.md', () => {
       ConnectionClosed: -32000,
       RequestTimeout: -32001,
       ResourceNotFound: -32002,
+      AccessDenied: -32003,
       HeaderMismatch: -32020,
       MissingRequiredClientCapability: -32021,
       UnsupportedProtocolVersion: -32022,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import type { Principal } from '../../access';
 import type { JsonRpcMessage, OutgoingMessage, RequestId } from '../../protocol';
 import type { Transport, TransportSendOptions } from '../../protocol';
 import type { EventStore } from './EventStore';
@@ -27,6 +28,7 @@ class Exchange {
     private readonly onDone: (exchange: Exchange) => void,
     private readonly answerStatus: ((errorCode: number) => number) | undefined,
     private readonly keepAliveMs: number | undefined,
+    private readonly refusal: RefusalHead | undefined,
   ) {
     this.waiting = new Set(requestIds);
   }
@@ -108,14 +110,24 @@ class Exchange {
       this.res.writeHead(202, this.headers).end();
     } else if (!this.res.writableEnded) {
       const body = this.batch ? this.answers : this.answers[0];
-      const error = (body as { error?: { code?: unknown } }).error;
-      const status = this.answerStatus && error && typeof error.code === 'number' ? this.answerStatus(error.code) : 200;
-      this.res.writeHead(status, { 'content-type': 'application/json', ...this.headers });
+      const error = (body as { error?: { code?: unknown; data?: unknown } }).error;
+      let status = 200;
+      let extraHeaders: Record<string, string> | undefined;
+      if (error && typeof error.code === 'number') {
+        // A refused request answered on its own carries the refusal in its HTTP status (401/403 + WWW-Authenticate).
+        const refused = this.refusal?.(error as { code: number; data?: unknown });
+        if (refused) ({ status, headers: extraHeaders } = refused);
+        else if (this.answerStatus) status = this.answerStatus(error.code);
+      }
+      this.res.writeHead(status, { 'content-type': 'application/json', ...this.headers, ...extraHeaders });
       this.res.end(JSON.stringify(body));
     }
     this.onDone(this);
   }
 }
+
+/** The HTTP status and headers of an error answer that refuses the caller, or undefined for other errors. */
+export type RefusalHead = (error: { code: number; data?: unknown }) => { status: number; headers?: Record<string, string> } | undefined;
 
 /**
  * The transport of one Streamable HTTP session: messages arrive from POSTs; what the server
@@ -132,6 +144,8 @@ export class HttpSessionTransport implements Transport {
   /** The exchange whose POST is being delivered right now, for errors that carry no id. */
   private delivering: Exchange | undefined;
   private closed = false;
+  /** Who sent the POST being delivered. */
+  private caller: Principal | undefined;
 
   constructor(
     readonly sessionId: string | undefined,
@@ -143,13 +157,21 @@ export class HttpSessionTransport implements Transport {
       answerStatus?: (errorCode: number) => number;
       /** Writes an SSE comment this often on a response stream (long `subscriptions/listen` streams). */
       keepAliveMs?: number;
-      /** Who sent the requests this transport carries (HttpHandlerOptions.principal). */
-      principal?: string;
+      /** The status and headers of an answer that refuses the caller (access denied). */
+      refusal?: RefusalHead;
+      /** The subject the session belongs to: requests from another are refused by the handler. */
+      owner?: string;
     } = {},
   ) {}
 
-  get principal(): string | undefined {
-    return this.options.principal;
+  /** The caller of the POST being delivered; read by the connection while it handles the POST's messages. */
+  get principal(): Principal | undefined {
+    return this.caller;
+  }
+
+  /** The subject that opened the session; another one may not use it. */
+  get owner(): string | undefined {
+    return this.options.owner;
   }
 
   async start(): Promise<void> {}
@@ -167,7 +189,7 @@ export class HttpSessionTransport implements Transport {
    * Delivers a POST carrying at least one request; its responses will answer `res`. Resolves
    * once they have all been written.
    */
-  deliverRequests(body: unknown, requestIds: RequestId[], res: ServerResponse, headers: Record<string, string>): Promise<void> {
+  deliverRequests(body: unknown, requestIds: RequestId[], res: ServerResponse, headers: Record<string, string>, principal?: Principal): Promise<void> {
     this.lastActivity = Date.now();
     let answered!: () => void;
     const done = new Promise<void>((resolve) => (answered = resolve));
@@ -185,13 +207,16 @@ export class HttpSessionTransport implements Transport {
       },
       this.options.answerStatus,
       this.options.keepAliveMs,
+      this.options.refusal,
     );
     this.exchanges.add(exchange);
     this.delivering = exchange;
+    this.caller = principal;
     try {
       this.onmessage?.(body);
     } finally {
       this.delivering = undefined;
+      this.caller = undefined;
     }
     return done;
   }
@@ -202,9 +227,14 @@ export class HttpSessionTransport implements Transport {
   }
 
   /** Delivers a POST of notifications and responses only (answered 202 by the caller). */
-  deliver(body: unknown): void {
+  deliver(body: unknown, principal?: Principal): void {
     this.lastActivity = Date.now();
-    this.onmessage?.(body);
+    this.caller = principal;
+    try {
+      this.onmessage?.(body);
+    } finally {
+      this.caller = undefined;
+    }
   }
 
   /** Opens the session's stream for messages outside any request (GET). False when one is open. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Principal } from '../../access';
 import type { OutgoingMessage } from '../../protocol';
 import type { Transport } from '../../protocol';
 import { HttpError } from './readBody';
@@ -15,13 +16,26 @@ class LegacySseTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   private closed = false;
+  /** Who sent the POST being delivered. */
+  principal: Principal | undefined;
 
   constructor(
     readonly sessionId: string,
     private readonly stream: SseStream,
     /** Called once when the session ends (onclose belongs to the connection). */
     private readonly onEnded: () => void,
+    /** The subject that opened the stream; another one may not post to it. */
+    readonly owner: string | undefined,
   ) {}
+
+  deliver(payload: unknown, principal: Principal | undefined): void {
+    this.principal = principal;
+    try {
+      this.onmessage?.(payload);
+    } finally {
+      this.principal = undefined;
+    }
+  }
 
   async start(): Promise<void> {}
 
@@ -60,13 +74,13 @@ export class LegacySseSessions {
     return pathname === this.ssePath || pathname === this.messagesPath;
   }
 
-  async handle(req: IncomingMessage, res: ServerResponse, pathname: string, readJson: () => Promise<unknown>): Promise<void> {
+  async handle(req: IncomingMessage, res: ServerResponse, pathname: string, readJson: () => Promise<unknown>, principal: Principal | undefined): Promise<void> {
     if (pathname === this.ssePath) {
       if (req.method !== 'GET') {
         res.setHeader('allow', 'GET');
         throw new HttpError(405, `Method ${req.method} not allowed on ${this.ssePath}`);
       }
-      return this.open(req, res);
+      return this.open(req, res, principal?.subject);
     }
     if (req.method !== 'POST') {
       res.setHeader('allow', 'POST');
@@ -76,19 +90,20 @@ export class LegacySseSessions {
     if (!sessionId) throw new HttpError(400, 'Bad Request: the sessionId query parameter is required');
     const transport = this.sessions.get(sessionId);
     if (!transport) throw new HttpError(404, 'Session not found');
+    if (transport.owner !== principal?.subject) throw new HttpError(403, 'Forbidden: this session belongs to another principal');
     const payload = await readJson();
     res.writeHead(202, { 'content-type': 'text/plain' }).end('Accepted');
-    transport.onmessage?.(payload);
+    transport.deliver(payload, principal);
   }
 
   async close(): Promise<void> {
     await Promise.all([...this.sessions.values()].map((t) => t.close()));
   }
 
-  private async open(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async open(req: IncomingMessage, res: ServerResponse, owner: string | undefined): Promise<void> {
     const sessionId = randomUUID();
     const stream = new SseStream(sessionId, undefined);
-    const transport = new LegacySseTransport(sessionId, stream, () => this.sessions.delete(sessionId));
+    const transport = new LegacySseTransport(sessionId, stream, () => this.sessions.delete(sessionId), owner);
     stream.attach(res);
     res.on('close', () => void transport.close());
     this.sessions.set(sessionId, transport);

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DefinitionError, McpError } from '../../errors';
+import type { Authentication, Principal } from '../../access';
+import { AccessDeniedError, DefinitionError, ErrorCode, McpError } from '../../errors';
 import { HANDSHAKE_VERSIONS, isModernVersion, isServedVersion, PROTOCOL_VERSION_META, quote, VERSION_WITHOUT_HEADER } from '../../protocol';
 import type { RequestId } from '../../protocol';
 import type { Transport } from '../../protocol';
 import { InMemoryEventStore } from './EventStore';
 import type { EventStore } from './EventStore';
 import { HttpSessionTransport } from './HttpSessionTransport';
+import type { RefusalHead } from './HttpSessionTransport';
 import { LegacySseSessions } from './LegacySseSessions';
 import { checkMirroredHeaders, statusOfError } from './mirroredHeaders';
 import type { HeaderParam } from './mirroredHeaders';
@@ -21,6 +23,8 @@ export interface HttpServerHost {
   connect(transport: Transport, options?: { assumeProtocolVersion?: string }): Promise<{ readonly state: string }>;
   /** The arguments of a tool that its 2026-07-28 requests mirror in `Mcp-Param-*` headers. */
   headerParams(toolName: string): readonly HeaderParam[];
+  /** How requests are authenticated, when the server has an authentication plugin. */
+  readonly authentication?: Authentication;
 }
 
 export interface HttpHandlerOptions extends HttpSecurityOptions {
@@ -52,10 +56,11 @@ export interface HttpHandlerOptions extends HttpSecurityOptions {
    */
   keepAliveMs?: number;
   /**
-   * Who sent a request, as the application's authentication knows it (a user or client id).
-   * A 2026-07-28 `requestState` is bound to it: a retry by another principal is refused.
+   * Who sent a request, as the application's own authentication knows it: a principal, or just
+   * a subject (a user or client id). Used when the server has no authentication plugin. A
+   * session and a 2026-07-28 `requestState` are bound to the subject: another one is refused.
    */
-  principal?: (req: IncomingMessage) => string | undefined;
+  principal?: (req: IncomingMessage) => Principal | string | undefined | Promise<Principal | string | undefined>;
 }
 
 /** A Node `(req, res)` handler; `parsedBody` is for frameworks that already parsed JSON. */
@@ -96,32 +101,62 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
   }, Math.min(idleMs, 60_000));
   sweeper.unref();
 
+  /** An access refusal answered alone gets 401 or 403, with the authentication's challenge. */
+  const refusal: RefusalHead = (error) => {
+    if (error.code !== ErrorCode.AccessDenied) return undefined;
+    const { reason, scopes } = (error.data ?? {}) as { reason?: string; scopes?: string[] };
+    const auth = host.authentication;
+    if (!auth) return { status: 403 };
+    if (reason === 'unauthenticated' || reason === 'invalid_token') {
+      return { status: 401, headers: { 'www-authenticate': auth.challenge(reason === 'invalid_token' ? { error: reason, scopes } : { scopes }) } };
+    }
+    // Only a missing scope is worth a new token (step-up); a role or guard refusal is final.
+    if (reason === 'insufficient_scope') return { status: 403, headers: { 'www-authenticate': auth.challenge({ error: 'insufficient_scope', scopes }) } };
+    return { status: 403 };
+  };
+
   const handler = (async (req, res, parsedBody) => {
     inFlight++;
     try {
       if (closing) throw new HttpError(503, 'Server is shutting down');
+      const pathname = (req.url ?? '/').split('?')[0];
+      const document = req.method === 'GET' ? host.authentication?.documents?.get(pathname) : undefined;
+      if (document) return sendDocument(res, document);
       const refused = checkRequestOrigin(req, options);
       if (refused) throw new HttpError(403, `Forbidden: ${refused}`);
-      const pathname = (req.url ?? '/').split('?')[0];
-      if (legacy?.owns(pathname)) return await legacy.handle(req, res, pathname, () => body(req, parsedBody));
-      if (options.path !== undefined && pathname !== options.path) throw new HttpError(404, `Not found: ${pathname}`);
+      if (!legacy?.owns(pathname) && options.path !== undefined && pathname !== options.path) throw new HttpError(404, `Not found: ${pathname}`);
+      const principal = await callerOf(req);
+      if (legacy?.owns(pathname)) return await legacy.handle(req, res, pathname, () => body(req, parsedBody), principal);
       switch (req.method) {
         case 'POST':
-          return await post(req, res, await body(req, parsedBody));
+          return await post(req, res, await body(req, parsedBody), principal);
         case 'GET':
-          return await get(req, res);
+          return await get(req, res, principal);
         case 'DELETE':
-          return await remove(req, res);
+          return await remove(req, res, principal);
         default:
           res.setHeader('allow', options.stateless ? 'POST' : 'GET, POST, DELETE');
           throw new HttpError(405, `Method ${req.method} not allowed`);
       }
     } catch (error) {
-      sendError(res, error);
+      if (error instanceof AccessDeniedError) sendRefusal(res, error, refusal(error.toJSON()));
+      else sendError(res, error);
     } finally {
       inFlight--;
     }
   }) as NodeHttpHandler;
+
+  /** The caller of a request: from the authentication plugin, else from `options.principal`. */
+  async function callerOf(req: IncomingMessage): Promise<Principal | undefined> {
+    const auth = host.authentication;
+    if (auth) {
+      const principal = await auth.authenticate(req);
+      if (principal === undefined && !auth.allowAnonymous) throw new AccessDeniedError('unauthenticated', 'Unauthorized: this server needs a bearer token');
+      return principal;
+    }
+    const named = await options.principal?.(req);
+    return typeof named === 'string' ? { subject: named, scopes: [], claims: {} } : named;
+  }
 
   handler.close = async (graceMs = 5_000) => {
     closing = true;
@@ -145,7 +180,7 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     }
   }
 
-  async function post(req: IncomingMessage, res: ServerResponse, payload: unknown): Promise<void> {
+  async function post(req: IncomingMessage, res: ServerResponse, payload: unknown, principal: Principal | undefined): Promise<void> {
     const accept = String(req.headers.accept ?? '');
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
       throw new HttpError(406, 'Not Acceptable: the client must accept both application/json and text/event-stream');
@@ -153,7 +188,7 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     const contentType = String(req.headers['content-type'] ?? '');
     if (!contentType.includes('application/json')) throw new HttpError(415, 'Unsupported Media Type: the body must be application/json');
 
-    if (isModernRequest(req, payload)) return postModern(req, res, payload);
+    if (isModernRequest(req, payload)) return postModern(req, res, payload, principal);
     const messages = (Array.isArray(payload) ? payload : [payload]) as Message[];
     const isMessage = (m: Message) => typeof m === 'object' && m !== null && ('method' in m || 'result' in m || 'error' in m);
     if (messages.length === 0 || !messages.every(isMessage)) {
@@ -173,16 +208,16 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     let transport: HttpSessionTransport;
     const headers: Record<string, string> = {};
     if (options.stateless) {
-      transport = new HttpSessionTransport(undefined, undefined);
+      transport = new HttpSessionTransport(undefined, undefined, undefined, { refusal });
       await host.connect(transport, initialize ? {} : { assumeProtocolVersion: protocolVersionOf(req) });
     } else if (initialize) {
       makeRoomForSession();
       const sessionId = randomUUID();
-      transport = new HttpSessionTransport(sessionId, eventStore, () => sessions.delete(sessionId));
+      transport = new HttpSessionTransport(sessionId, eventStore, () => sessions.delete(sessionId), { refusal, owner: principal?.subject });
       const session = await host.connect(transport);
       sessions.set(sessionId, transport);
       headers['mcp-session-id'] = sessionId;
-      await transport.deliverRequests(payload, requestIds, res, headers);
+      await transport.deliverRequests(payload, requestIds, res, headers, principal);
       // A refused initialize leaves no session behind.
       if (session.state === 'awaiting-initialize') {
         sessions.delete(sessionId);
@@ -190,12 +225,12 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
       }
       return;
     } else {
-      transport = sessionFor(req);
+      transport = sessionFor(req, principal);
       protocolVersionOf(req);
     }
 
     if (requestIds.length === 0) {
-      transport.deliver(payload);
+      transport.deliver(payload, principal);
       res.writeHead(202).end();
       if (options.stateless) void transport.close();
       return;
@@ -206,14 +241,14 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     }
     if (options.stateless && !closeWithResponse(res, transport)) return;
     // Awaited, so close() lets this request finish within its grace period.
-    await transport.deliverRequests(payload, requestIds, res, headers);
+    await transport.deliverRequests(payload, requestIds, res, headers, principal);
   }
 
   /**
    * A 2026-07-28 request: no session. Its mirrored headers are checked, then it is served on a
    * connection of its own that lives as long as its response (closing it cancels the request).
    */
-  async function postModern(req: IncomingMessage, res: ServerResponse, message: Message): Promise<void> {
+  async function postModern(req: IncomingMessage, res: ServerResponse, message: Message, principal: Principal | undefined): Promise<void> {
     const params = (message.params ?? {}) as Record<string, unknown>;
     const method = message.method as string;
     const id = message.id as RequestId | undefined;
@@ -235,11 +270,10 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
       res.writeHead(202).end();
       return;
     }
-    const principal = options.principal?.(req);
-    const transport = new HttpSessionTransport(undefined, undefined, undefined, { answerStatus: statusOfError, keepAliveMs, principal });
+    const transport = new HttpSessionTransport(undefined, undefined, undefined, { answerStatus: statusOfError, keepAliveMs, refusal });
     await host.connect(transport);
     if (!closeWithResponse(res, transport)) return;
-    await transport.deliverRequests(message, [id], res, { 'x-accel-buffering': 'no' });
+    await transport.deliverRequests(message, [id], res, { 'x-accel-buffering': 'no' }, principal);
   }
 
   /**
@@ -256,7 +290,7 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     return true;
   }
 
-  async function get(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function get(req: IncomingMessage, res: ServerResponse, principal: Principal | undefined): Promise<void> {
     if (options.stateless) {
       res.setHeader('allow', 'POST');
       throw new HttpError(405, 'Method Not Allowed: a stateless server has no stream for messages outside requests');
@@ -264,7 +298,7 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     if (!String(req.headers.accept ?? '').includes('text/event-stream')) {
       throw new HttpError(406, 'Not Acceptable: the client must accept text/event-stream');
     }
-    const transport = sessionFor(req);
+    const transport = sessionFor(req, principal);
     const headers = { 'mcp-session-id': transport.sessionId! };
     const lastEventId = req.headers['last-event-id'];
     if (typeof lastEventId === 'string' && lastEventId !== '') {
@@ -274,12 +308,12 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     if (!transport.openStandalone(res, headers)) throw new HttpError(409, 'Conflict: this session already has an open stream');
   }
 
-  async function remove(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function remove(req: IncomingMessage, res: ServerResponse, principal: Principal | undefined): Promise<void> {
     if (options.stateless) {
       res.setHeader('allow', 'POST');
       throw new HttpError(405, 'Method Not Allowed: a stateless server has no sessions');
     }
-    const transport = sessionFor(req);
+    const transport = sessionFor(req, principal);
     sessions.delete(transport.sessionId!);
     await transport.close();
     res.writeHead(200).end();
@@ -297,11 +331,13 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     void oldest[1].close();
   }
 
-  function sessionFor(req: IncomingMessage): HttpSessionTransport {
+  function sessionFor(req: IncomingMessage, principal: Principal | undefined): HttpSessionTransport {
     const id = req.headers['mcp-session-id'];
     if (typeof id !== 'string' || id === '') throw new HttpError(400, 'Bad Request: Mcp-Session-Id header is required');
     const transport = sessions.get(id);
     if (!transport) throw new HttpError(404, 'Session not found: it never existed, ended or expired; initialize a new one');
+    // A session id is no credential: only the subject that opened the session may use it.
+    if (transport.owner !== principal?.subject) throw new HttpError(403, 'Forbidden: this session belongs to another principal');
     return transport;
   }
 
@@ -332,6 +368,21 @@ function protocolVersionOf(req: IncomingMessage): string {
     throw new HttpError(400, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(header)} (supported: ${HANDSHAKE_VERSIONS.join(', ')})`);
   }
   return header;
+}
+
+function sendDocument(res: ServerResponse, document: Readonly<Record<string, unknown>>): void {
+  // Metadata is public and read by browser-based clients from other origins.
+  res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*', 'cache-control': 'public, max-age=3600' });
+  res.end(JSON.stringify(document));
+}
+
+function sendRefusal(res: ServerResponse, error: AccessDeniedError, head: ReturnType<RefusalHead>): void {
+  if (res.headersSent) {
+    if (!res.writableEnded) res.end();
+    return;
+  }
+  res.writeHead(head?.status ?? 403, { 'content-type': 'application/json', ...head?.headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: error.toJSON() }));
 }
 
 function sendError(res: ServerResponse, error: unknown): void {

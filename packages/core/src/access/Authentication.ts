@@ -1,0 +1,35 @@
+import type { IncomingMessage } from 'node:http';
+import type { Principal } from './Principal';
+
+/** What a `WWW-Authenticate` challenge says (RFC 6750 §3). */
+export interface AuthChallenge {
+  /** Absent when the request carried no credentials at all. */
+  readonly error?: 'invalid_token' | 'insufficient_scope';
+  readonly description?: string;
+  /** The scopes to ask the authorization server for. */
+  readonly scopes?: readonly string[];
+}
+
+/**
+ * How a server identifies its callers, registered by a plugin with `host.authentication()`
+ * (`@typemcp/auth` is one). The HTTP handler asks it for every request's principal and
+ * answers refusals with its challenge; stdio connections get `localPrincipal`.
+ */
+export interface Authentication {
+  /**
+   * The principal of an HTTP request, or undefined when it carries no credentials. Throws
+   * `AccessDeniedError('invalid_token', why)` for credentials it rejects (answered 401).
+   */
+  authenticate(req: IncomingMessage): Principal | undefined | Promise<Principal | undefined>;
+  /** The `WWW-Authenticate` header value of a 401 or 403 answer. */
+  challenge(challenge: AuthChallenge): string;
+  /**
+   * Serve requests without credentials, with only `@Public()` tools, resources and prompts
+   * (default false: such a request is answered 401 before anything else).
+   */
+  readonly allowAnonymous?: boolean;
+  /** The principal of connections without HTTP requests (stdio): their credentials come from the environment. */
+  readonly localPrincipal?: Principal;
+  /** JSON documents served to GET at these paths, before any check (RFC 9728 protected resource metadata). */
+  readonly documents?: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
+}

@@ -1,0 +1,5 @@
+export { AccessPolicy } from './AccessPolicy';
+export type { ListView } from './AccessPolicy';
+export type { Principal } from './Principal';
+export type { Authentication, AuthChallenge } from './Authentication';
+export type { AccessGuard, GuardInput } from './Guard';

@@ -1,0 +1,35 @@
+import { featuresOf } from '../protocol';
+import type { Context } from '../runtime/Context';
+import type { FeatureHost } from '../runtime/FeatureHost';
+import type { InvocationTarget } from '../runtime/middleware';
+import type { Page, Paginator } from '../runtime/Paginator';
+
+/**
+ * One page of a list as the caller of `ctx` may see it: cached per set of callers with the
+ * same scopes and roles, then narrowed by guards, which are asked per request. Without access
+ * rules, the shared page as is.
+ */
+export function pageFor<T extends { readonly target: InvocationTarget }>(
+  host: FeatureHost,
+  pages: Paginator<T>,
+  cursor: unknown,
+  ctx: Context,
+): { page: Page<T>; items: readonly T[] | Promise<T[]> } {
+  const view = host.access.view(ctx);
+  if (view === undefined) {
+    const page = pages.page(cursor);
+    return { page, items: page.items };
+  }
+  const page = pages.page(cursor, { key: view.key, admits: (item) => view.admits(item.target) });
+  return { page, items: host.access.passGuards(page.items, targetOf, ctx) };
+}
+
+/** A list that differs per caller must not be kept by shared caches (2026-07-28 `cacheScope`). */
+export function perCaller(result: Record<string, unknown>, host: FeatureHost, ctx: Context): Record<string, unknown> {
+  if (host.access.active && featuresOf(ctx.protocolVersion).resultTypes) result.cacheScope = 'private';
+  return result;
+}
+
+function targetOf(item: { readonly target: InvocationTarget }): InvocationTarget {
+  return item.target;
+}
