@@ -7,9 +7,16 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/packages', '<rootDir>/templates', '<rootDir>/examples'],
   testMatch: ['**/test/**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['@swc/jest', swcOptions] },
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', swcOptions],
+    // jose ships ES modules only; Node loads them with require(esm), jest needs them compiled.
+    '/node_modules/jose/.+\\.js$': ['@swc/jest', swcOptions],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   moduleNameMapper: {
     '^@typemcp/([a-z-]+)$': '<rootDir>/packages/$1/src',
+    // Subpath exports (`@typemcp/auth/testing`) map to a folder of the package's sources.
+    '^@typemcp/([a-z-]+)/([a-z-]+)$': '<rootDir>/packages/$1/src/$2',
     // NodeNext-style sources (templates) import './x.js'; resolve it to './x.ts'.
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },

@@ -19,7 +19,7 @@ const repoRoot = path.resolve(__dirname, '..');
 const swcOptions = require('./swcOptions');
 
 // Same pattern as jest's moduleNameMapper.
-const WORKSPACE_PACKAGE = /^@typemcp\/([a-z-]+)$/;
+const WORKSPACE_PACKAGE = /^@typemcp\/([a-z-]+)(?:\/([a-z-]+))?$/;
 
 function isInNodeModules(filename) {
   return filename.split(path.sep).includes('node_modules');
@@ -39,6 +39,6 @@ require.extensions['.ts'] = function compileTypeScript(module, filename) {
 const originalResolveFilename = Module._resolveFilename;
 Module._resolveFilename = function resolveWorkspacePackage(request, parent, isMain, options) {
   const match = WORKSPACE_PACKAGE.exec(request);
-  const target = match ? path.join(repoRoot, 'packages', match[1], 'src', 'index.ts') : request;
+  const target = match ? path.join(repoRoot, 'packages', match[1], 'src', match[2] ?? '', 'index.ts') : request;
   return originalResolveFilename.call(this, target, parent, isMain, options);
 };

@@ -1,0 +1,27 @@
+import type { AuthChallenge } from '@typemcp/core';
+
+/** The `WWW-Authenticate` value of a refusal (RFC 6750 §3, RFC 9728 §5.1). */
+export function bearerChallenge(resourceMetadataUrl: string, challenge: AuthChallenge): string {
+  const params = [`resource_metadata="${quoted(resourceMetadataUrl)}"`];
+  if (challenge.scopes !== undefined && challenge.scopes.length > 0) params.push(`scope="${quoted(challenge.scopes.join(' '))}"`);
+  if (challenge.error !== undefined) params.push(`error="${challenge.error}"`);
+  if (challenge.description !== undefined) params.push(`error_description="${quoted(challenge.description)}"`);
+  return `Bearer ${params.join(', ')}`;
+}
+
+/**
+ * The bearer token of a request's `Authorization` header; undefined when there is none. A
+ * header of another scheme or a malformed one is a rejected credential (the reason is thrown).
+ */
+export function bearerToken(authorization: string | string[] | undefined): string | undefined {
+  if (authorization === undefined || authorization === '') return undefined;
+  if (Array.isArray(authorization)) throw new Error('more than one Authorization header');
+  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization);
+  if (!match) throw new Error('the Authorization header must be "Bearer <token>"');
+  return match[1];
+}
+
+/** RFC 9110 quoted-string content: backslash and double quote escaped, controls dropped. */
+function quoted(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f]/g, ' ').replace(/["\\]/g, '\\$&');
+}

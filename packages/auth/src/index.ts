@@ -1,0 +1,2 @@
+export { auth } from './auth';
+export type { AuthOptions } from './options';
