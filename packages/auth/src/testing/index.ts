@@ -1,0 +1,2 @@
+export { TestIssuer } from './TestIssuer';
+export type { TestIssuerOptions, TestIssuerClient, TokenOptions, ServedRequest } from './options';
