@@ -64,6 +64,15 @@ describe('the layering of @typemcp/core', () => {
     expect(edges.filter((e) => e.from === 'session' && ['runtime', 'features', 'server', 'transports'].includes(e.to))).toEqual([]);
   });
 
+  it('keeps access rules below the runtime: they take only types from it, and nothing from transports or the server', () => {
+    expect(edges.filter((e) => e.from === 'access' && (['transports', 'server', 'features'].includes(e.to) || (e.to === 'runtime' && !e.typeOnly)))).toEqual([]);
+  });
+
+  it('keeps decorators thin: no schema work, DI, runtime or I/O behind them, only types from there', () => {
+    const heavy = ['runtime', 'features', 'server', 'transports', 'schema', 'validation', 'di', 'access', 'session'];
+    expect(edges.filter((e) => e.from === 'decorators' && !e.typeOnly && heavy.includes(e.to))).toEqual([]);
+  });
+
   it('picks the era of a request in one place: eraOf in session/Era.ts', () => {
     const callers = sourceFiles(src)
       .filter((file) => /\brequestedEra\(|io\.modelcontextprotocol\/protocolVersion/.test(fs.readFileSync(file, 'utf8')))
