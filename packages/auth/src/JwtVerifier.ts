@@ -46,7 +46,8 @@ export class JwtVerifier {
   private keySet(): Promise<JWTVerifyGetKey> {
     if (this.options.jwks) return (this.keys ??= Promise.resolve(createLocalJWKSet(this.options.jwks)));
     this.keys ??= this.jwksUri().then(
-      (uri) => createRemoteJWKSet(new URL(uri)),
+      // Keys are re-read at least every minute, so a key the issuer withdraws stops working soon.
+      (uri) => createRemoteJWKSet(new URL(uri), { cacheMaxAge: CACHE_MS }),
       (error) => {
         this.keys = undefined; // the next request tries again
         throw error;

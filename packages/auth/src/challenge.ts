@@ -21,7 +21,7 @@ export function bearerToken(authorization: string | string[] | undefined): strin
   return match[1];
 }
 
-/** RFC 9110 quoted-string content: backslash and double quote escaped, controls dropped. */
+/** RFC 9110 quoted-string content in ASCII: backslash and double quote escaped, controls and other characters replaced. */
 function quoted(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f]/g, ' ').replace(/["\\]/g, '\\$&');
+  return text.replace(/[\u0000-\u001f\u007f]/g, ' ').replace(/[^\u0020-\u007e]/g, '?').replace(/["\\]/g, '\\$&');
 }

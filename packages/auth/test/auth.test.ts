@@ -150,7 +150,7 @@ describe('the auth plugin over HTTP', () => {
     await start();
     const refused = await callTool('whoami', await make());
     expect(refused.status).toBe(401);
-    expect(refused.challenge).toContain('error="invalid_token"');
+    expect(refused.challenge).toContain(`error="invalid_token", error_description="${message}"`);
     expect(refused.body.error).toEqual({ code: -32003, message, data: { reason: 'invalid_token' } });
     expect(reported).toEqual([]);
   });
@@ -159,7 +159,10 @@ describe('the auth plugin over HTTP', () => {
     await start();
     const refused = await callTool('write', await token());
     expect(refused.status).toBe(403);
-    expect(refused.challenge).toBe(`Bearer resource_metadata="${new URL(url).origin}/.well-known/oauth-protected-resource/mcp", scope="notes:read notes:write", error="insufficient_scope"`);
+    expect(refused.challenge).toBe(
+      `Bearer resource_metadata="${new URL(url).origin}/.well-known/oauth-protected-resource/mcp", scope="notes:read notes:write", error="insufficient_scope", ` +
+        `error_description="Access denied: tool \\"write\\" needs the scope notes:write, which the caller's credentials do not grant"`,
+    );
   });
 
   it('refuses a header of another scheme as an invalid token', async () => {

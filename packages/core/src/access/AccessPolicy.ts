@@ -1,16 +1,20 @@
-import { AccessDeniedError } from '../errors';
+import { AccessDeniedError, DefinitionError } from '../errors';
 import { metadataStore } from '../metadata';
 import type { Context } from '../runtime/Context';
 import type { InvocationTarget } from '../runtime/middleware';
 import type { AccessGuard } from './Guard';
 import type { Principal } from './Principal';
 
-/** What a caller needs to use a target; `null` when anyone may. */
-interface Requirement {
+/** A target's declared rules, resolved once. */
+interface Rules {
+  /** `@Public()`: anyone, anonymous callers too. */
+  readonly open: boolean;
   readonly scopes: readonly string[];
   readonly roles: readonly string[];
   readonly guards: readonly AccessGuard[];
 }
+
+const NO_RULES: Rules = Object.freeze({ open: false, scopes: [], roles: [], guards: [] });
 
 /** Which targets one caller sees in a listing: `key` names the set of callers who see the same. */
 export interface ListView {
@@ -19,15 +23,15 @@ export interface ListView {
   admits(target: InvocationTarget): boolean;
 }
 
-const KIND_NAMES = { tool: 'tool', resource: 'resource', prompt: 'prompt', completion: 'completion' } as const;
-
 /**
  * Who may use which tool, resource, prompt and completion: the `@Public`, `@Scopes`, `@Roles`
- * and `@Guard` rules, read once per target. Idle (one boolean test per request) until a class
- * declares a rule or the server gets an authentication.
+ * and `@Guard` rules of each target, read when the server registers it (later changes to the
+ * metadata store do not loosen them). Idle, one test per request, while no registered target
+ * has rules and the server has no authentication.
  */
 export class AccessPolicy {
-  private readonly requirements = new WeakMap<InvocationTarget, Requirement | null>();
+  private readonly rules = new WeakMap<InvocationTarget, Rules>();
+  private restrictedTargets = 0;
   private authenticated = false;
 
   /** From now on, every target not marked `@Public()` needs an authenticated caller. */
@@ -35,40 +39,52 @@ export class AccessPolicy {
     this.authenticated = true;
   }
 
-  /** Whether any rule applies at all; false keeps every check off the hot path. */
+  /**
+   * Reads the rules of targets the server registers, all or none: a `@Public()` method with
+   * rules of its own fails with a DefinitionError and nothing is kept.
+   */
+  register(targets: readonly InvocationTarget[]): void {
+    const resolved = targets.filter((target) => !this.rules.has(target)).map((target) => [target, resolve(target)] as const);
+    for (const [target, rules] of resolved) {
+      this.rules.set(target, rules);
+      if (isRestricted(rules)) this.restrictedTargets++;
+    }
+  }
+
+  /** Whether listings may differ per caller on this server. */
   get active(): boolean {
-    return this.authenticated || metadataStore.declaresAccess;
+    return this.authenticated || this.restrictedTargets > 0;
   }
 
   /** Throws AccessDeniedError when the caller of `ctx` may not use `target`; a promise when a guard is async. */
   check(target: InvocationTarget, ctx: Context): void | Promise<void> {
-    if (!this.active) return;
-    const requirement = this.requirementOf(target);
-    if (requirement === null) return;
+    // Targets the server never registered (tools offered to ctx.sample) are read on first use.
+    if (!this.active && !metadataStore.declaresAccess) return;
+    const rules = this.rulesOf(target);
+    if (rules.open || (!isRestricted(rules) && !this.authenticated)) return;
     const principal = ctx.principal;
-    const what = `${KIND_NAMES[target.kind]} "${target.name}"`;
     if (principal === undefined) {
-      throw new AccessDeniedError('unauthenticated', `Access denied: ${what} needs an authenticated caller`, requirement.scopes.length > 0 ? { scopes: requirement.scopes } : {});
+      throw new AccessDeniedError('unauthenticated', `Access denied: ${describe(target)} needs an authenticated caller`, rules.scopes.length > 0 ? { scopes: rules.scopes } : {});
     }
-    const missing = requirement.scopes.filter((scope) => !principal.scopes.includes(scope));
+    const missing = rules.scopes.filter((scope) => !principal.scopes.includes(scope));
     if (missing.length > 0) {
       throw new AccessDeniedError(
         'insufficient_scope',
-        `Access denied: ${what} needs the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, which the caller's credentials do not grant`,
+        `Access denied: ${describe(target)} needs the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, which the caller's credentials do not grant`,
         // Granted plus missing: re-authorizing for these keeps what the client already had.
-        { scopes: [...new Set([...principal.scopes, ...requirement.scopes])] },
+        { scopes: [...new Set([...principal.scopes, ...rules.scopes])] },
       );
     }
-    if (!hasRole(requirement, principal)) {
-      throw new AccessDeniedError('forbidden', `Access denied: ${what} is for the role${requirement.roles.length > 1 ? 's' : ''} ${requirement.roles.join(' or ')}`);
+    if (!hasRole(rules, principal)) {
+      throw new AccessDeniedError('forbidden', `Access denied: ${describe(target)} is for the role${rules.roles.length > 1 ? 's' : ''} ${rules.roles.join(' or ')}`);
     }
-    if (requirement.guards.length === 0) return;
-    const verdicts = requirement.guards.map((guard) => guard({ principal, target, context: ctx }));
+    if (rules.guards.length === 0) return;
+    const verdicts = rules.guards.map((guard) => guard({ principal, target, context: ctx }));
     const settle = (settled: readonly unknown[]) => {
       const refused = settled.findIndex((verdict) => verdict !== true);
       if (refused < 0) return;
-      const name = requirement.guards[refused].name || `#${refused}`;
-      throw new AccessDeniedError('forbidden', `Access denied: ${what} was refused by the guard ${name}`);
+      const name = rules.guards[refused].name || `#${refused}`;
+      throw new AccessDeniedError('forbidden', `Access denied: ${describe(target)} was refused by the guard ${name}`);
     };
     if (verdicts.some((verdict) => verdict instanceof Promise)) return Promise.all(verdicts).then(settle);
     settle(verdicts);
@@ -78,58 +94,77 @@ export class AccessPolicy {
   view(ctx: Context): ListView | undefined {
     if (!this.active) return undefined;
     const principal = ctx.principal;
-    const key = principal === undefined ? 'anonymous' : `${[...principal.scopes].sort().join(' ')}\u0000${[...(principal.roles ?? [])].sort().join(' ')}`;
+    // JSON keeps names with spaces or separators apart: ["a b"] is not ["a", "b"].
+    const key = principal === undefined ? 'anonymous' : JSON.stringify([[...new Set(principal.scopes)].sort(), [...new Set(principal.roles ?? [])].sort()]);
     return {
       key,
       admits: (target) => {
-        const requirement = this.requirementOf(target);
-        if (requirement === null) return true;
-        return principal !== undefined && requirement.scopes.every((scope) => principal.scopes.includes(scope)) && hasRole(requirement, principal);
+        const rules = this.rulesOf(target);
+        if (rules.open || (!isRestricted(rules) && !this.authenticated)) return true;
+        return principal !== undefined && rules.scopes.every((scope) => principal.scopes.includes(scope)) && hasRole(rules, principal);
       },
     };
   }
 
   /**
-   * The items whose guards let the caller of `ctx` see them. The same array when none of them
-   * has a guard, so listings without guards stay synchronous and cached.
+   * The items whose guards let the caller of `ctx` see them (the view admitted them, so the
+   * caller is authenticated). The same array when none has a guard: listings stay synchronous.
    */
   passGuards<T>(items: readonly T[], targetOf: (item: T) => InvocationTarget, ctx: Context): readonly T[] | Promise<T[]> {
-    if (!this.active || !items.some((item) => (this.requirementOf(targetOf(item))?.guards.length ?? 0) > 0)) return items;
     const principal = ctx.principal;
+    if (!this.active || principal === undefined || !items.some((item) => this.rulesOf(targetOf(item)).guards.length > 0)) return items;
     const admitted = items.map(async (item) => {
       const target = targetOf(item);
-      for (const guard of this.requirementOf(target)?.guards ?? []) if ((await guard({ principal, target, context: ctx })) !== true) return false;
+      for (const guard of this.rulesOf(target).guards) if ((await guard({ principal, target, context: ctx })) !== true) return false;
       return true;
     });
     return Promise.all(admitted).then((verdicts) => items.filter((_, i) => verdicts[i]));
   }
 
-  private requirementOf(target: InvocationTarget): Requirement | null {
-    let requirement = this.requirements.get(target);
-    if (requirement === undefined) {
-      requirement = this.resolve(target);
-      this.requirements.set(target, requirement);
+  private rulesOf(target: InvocationTarget): Rules {
+    let rules = this.rules.get(target);
+    if (rules === undefined) {
+      rules = resolve(target);
+      this.rules.set(target, rules);
     }
-    return requirement;
-  }
-
-  /** A method's `@Public()` wins; otherwise the class's and the method's rules add up. */
-  private resolve(target: InvocationTarget): Requirement | null {
-    const { classLevel, methodLevel } = metadataStore.accessOf(target.provider, target.methodName);
-    if (methodLevel.some((d) => d.public)) return null;
-    const declared = [...classLevel, ...methodLevel];
-    const requirement: Requirement = {
-      scopes: [...new Set(declared.flatMap((d) => d.scopes ?? []))],
-      roles: [...new Set(declared.flatMap((d) => d.roles ?? []))],
-      guards: declared.flatMap((d) => (d.guard === undefined ? [] : [d.guard as AccessGuard])),
-    };
-    const restricted = requirement.scopes.length > 0 || requirement.roles.length > 0 || requirement.guards.length > 0;
-    if (restricted) return requirement;
-    // Without rules of its own, a target is open unless the server authenticates its callers.
-    return this.authenticated && !classLevel.some((d) => d.public) ? requirement : null;
+    return rules;
   }
 }
 
-function hasRole(requirement: Requirement, principal: Principal): boolean {
-  return requirement.roles.length === 0 || requirement.roles.some((role) => principal.roles?.includes(role) === true);
+/**
+ * A method's own `@Public()` opens it; otherwise its class's rules and its own add up. The
+ * nearest class that declares rules decides, for the class and for the method alike.
+ */
+function resolve(target: InvocationTarget): Rules {
+  const { classLevel, methodLevel } = metadataStore.accessOf(target.provider, target.methodName);
+  const declared = [...classLevel, ...methodLevel];
+  if (declared.length === 0) return NO_RULES;
+  const own = methodLevel.filter((d) => !d.public);
+  if (methodLevel.some((d) => d.public)) {
+    if (own.length > 0) {
+      throw new DefinitionError('INVALID_OPTION', `${target.provider.name}.${target.methodName}: @Public() opens the method to anyone; remove it or its @Scopes/@Roles/@Guard`);
+    }
+    return { ...NO_RULES, open: true };
+  }
+  const rules: Rules = {
+    open: false,
+    scopes: [...new Set(declared.flatMap((d) => d.scopes ?? []))],
+    roles: [...new Set(declared.flatMap((d) => d.roles ?? []))],
+    guards: declared.flatMap((d) => (d.guard === undefined ? [] : [d.guard as AccessGuard])),
+  };
+  // A public class opens the methods without rules of their own.
+  if (!isRestricted(rules) && classLevel.some((d) => d.public)) return { ...NO_RULES, open: true };
+  return rules;
+}
+
+function isRestricted(rules: Rules): boolean {
+  return rules.scopes.length > 0 || rules.roles.length > 0 || rules.guards.length > 0;
+}
+
+function hasRole(rules: Rules, principal: Principal): boolean {
+  return rules.roles.length === 0 || rules.roles.some((role) => principal.roles?.includes(role) === true);
+}
+
+function describe(target: InvocationTarget): string {
+  return `${target.kind} "${target.name}"`;
 }

@@ -4,8 +4,8 @@ import type { Principal } from './Principal';
 
 /** What a guard decides on. */
 export interface GuardInput {
-  /** The caller; undefined for an anonymous one. */
-  readonly principal: Principal | undefined;
+  /** The caller: always authenticated, since anonymous callers are refused before guards run. */
+  readonly principal: Principal;
   /** The tool, resource, prompt or completion asked for. */
   readonly target: InvocationTarget;
   /** The request: its params, client, protocol version, … */

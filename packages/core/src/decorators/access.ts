@@ -14,12 +14,15 @@ export function accessDecorator(name: string, rule: Omit<AccessDeclaration, 'tar
   }) as ClassDecorator & MethodDecorator;
 }
 
-/** Checks the names given to `@Scopes` or `@Roles`: non-empty strings without spaces. */
+/** RFC 6749 §3.3 scope-token: printable ASCII but space, `"` and `\`; what a challenge header can carry. */
+const NAME = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+
+/** Checks the names given to `@Scopes` or `@Roles`. */
 export function checkNames(decorator: string, kind: string, names: readonly unknown[]): string[] {
   if (names.length === 0) throw new TypeError(`@${decorator}: name at least one ${kind}`);
   names.forEach((name, i) => {
-    if (typeof name !== 'string' || name === '' || /\s/.test(name)) {
-      throw new TypeError(`@${decorator}: ${kind} #${i} must be a non-empty string without spaces, not ${JSON.stringify(name)}`);
+    if (typeof name !== 'string' || !NAME.test(name)) {
+      throw new TypeError(`@${decorator}: ${kind} #${i} must be printable ASCII without spaces, quotes or backslashes (an OAuth scope token), not ${JSON.stringify(name)}`);
     }
   });
   return names as string[];

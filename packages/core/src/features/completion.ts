@@ -45,9 +45,8 @@ export function completionHandlers(host: FeatureHost): Record<string, MethodHand
     const completer = host.completions.get(key);
     if (!completer) return { completion: { values: [], total: 0, hasMore: false } };
     const context = (params.context as { arguments?: Record<string, string> } | undefined)?.arguments ?? {};
-    const target = { kind: 'completion' as const, name: argument.name, provider: completer.provider, methodName: completer.methodName };
-    await host.access.check(target, ctx);
-    const answer = await host.invoke(target, [argument.value, { arguments: context }, ctx], ctx);
+    await host.access.check(completer.invocation, ctx);
+    const answer = await host.invoke(completer.invocation, [argument.value, { arguments: context }, ctx], ctx);
     return { completion: capValues(answer) };
   };
   return { 'completion/complete': complete };

@@ -42,16 +42,7 @@ export function resourceHandlers(host: FeatureHost): Record<string, MethodHandle
     return perCaller(page.nextCursor === undefined ? { resourceTemplates } : { resourceTemplates, nextCursor: page.nextCursor }, host, ctx);
   };
 
-  /** The fixed resource with that uri, else the first template that matches it, with its variables. */
-  const find = (uri: string): { resource: RegisteredResource; variables?: Record<string, unknown> } | undefined => {
-    const fixed = resources.get(uri);
-    if (fixed) return { resource: fixed };
-    for (const template of templates.list()) {
-      const variables = template.template!.match(uri);
-      if (variables) return { resource: template, variables };
-    }
-    return undefined;
-  };
+  const find = (uri: string) => findResource(host, uri);
 
   const read: MethodHandler = async (params, ctx) => {
     const uri = requireUri(params, 'resources/read');
@@ -84,6 +75,17 @@ export function resourceHandlers(host: FeatureHost): Record<string, MethodHandle
     'resources/subscribe': subscribe,
     'resources/unsubscribe': unsubscribe,
   };
+}
+
+/** The fixed resource with that uri, else the first template that matches it, with its variables. */
+export function findResource(host: FeatureHost, uri: string): { resource: RegisteredResource; variables?: Record<string, unknown> } | undefined {
+  const fixed = host.resources.get(uri);
+  if (fixed) return { resource: fixed };
+  for (const template of host.templates.list()) {
+    const variables = template.template!.match(uri);
+    if (variables) return { resource: template, variables };
+  }
+  return undefined;
 }
 
 function requireUri(params: Record<string, unknown>, method: string): string {

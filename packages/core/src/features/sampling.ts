@@ -1,5 +1,5 @@
 import { featuresOf } from '../protocol';
-import { ClientCapabilityError, McpError, SamplingRuleError, UserRejectedError } from '../errors';
+import { AccessDeniedError, ClientCapabilityError, McpError, SamplingRuleError, UserRejectedError } from '../errors';
 import { metadataStore } from '../metadata';
 import type { Constructor, ToolDefinition } from '../metadata';
 import { buildTool } from '../runtime/buildTool';
@@ -132,6 +132,13 @@ async function runToolUse(invoker: ToolInvoker, tools: Map<string, RegisteredToo
   const tool = tools.get(use.name);
   if (!tool) {
     return { type: 'tool_result', toolUseId: use.id, content: [{ type: 'text', text: `Unknown tool: ${use.name}` }], isError: true };
+  }
+  // The model (through the client) picks the tool: the caller's rights decide whether it runs.
+  try {
+    await invoker.access.check(tool.target, ctx);
+  } catch (error) {
+    if (!(error instanceof AccessDeniedError)) throw error;
+    return { type: 'tool_result', toolUseId: use.id, content: [{ type: 'text', text: error.message }], isError: true };
   }
   const outcome = await invokeTool(invoker, tool, use.input, ctx);
   const result: ToolResultContent = { type: 'tool_result', toolUseId: use.id, content: outcome.content };

@@ -1,8 +1,9 @@
-import { InvalidParamsError } from '../errors';
+import { AccessDeniedError, InvalidParamsError } from '../errors';
 import type { ChangeFilter } from '../runtime/ChangeBroadcaster';
 import type { Context } from '../runtime/Context';
 import type { FeatureHost } from '../runtime/FeatureHost';
 import type { CorePlugin } from '../runtime/plugins';
+import { findResource } from './resources';
 
 const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId';
 
@@ -20,8 +21,9 @@ export function subscriptionsPlugin(host: FeatureHost): CorePlugin {
   };
 }
 
-function listen(host: FeatureHost, params: Record<string, unknown>, ctx: Context): Promise<Record<string, unknown>> {
+async function listen(host: FeatureHost, params: Record<string, unknown>, ctx: Context): Promise<Record<string, unknown>> {
   const honoured = honouredFilter(params.notifications, host.capabilities(ctx.protocolVersion));
+  if (honoured.resourceSubscriptions && host.access.active) honoured.resourceSubscriptions = await readable(host, honoured.resourceSubscriptions, ctx);
   const meta = { [SUBSCRIPTION_ID_META]: ctx.requestId };
   ctx.notifyClient('notifications/subscriptions/acknowledged', { _meta: meta, notifications: honoured });
   return new Promise((resolve) => {
@@ -36,6 +38,25 @@ function listen(host: FeatureHost, params: Record<string, unknown>, ctx: Context
       resolve({ _meta: meta });
     });
   });
+}
+
+/** The uris whose resource the caller may read: what it may not read, it does not hear about either. */
+async function readable(host: FeatureHost, uris: readonly string[], ctx: Context): Promise<string[]> {
+  const allowed = await Promise.all(
+    uris.map(async (uri) => {
+      const found = findResource(host, uri);
+      // Nothing to read there now, so no rule to check: under access rules that is not enough.
+      if (!found) return false;
+      try {
+        await host.access.check(found.resource.target, ctx);
+        return true;
+      } catch (error) {
+        if (error instanceof AccessDeniedError) return false;
+        throw error;
+      }
+    }),
+  );
+  return uris.filter((_, i) => allowed[i]);
 }
 
 /** The requested filter, checked, minus what the server does not offer. */

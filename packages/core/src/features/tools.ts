@@ -47,7 +47,7 @@ export function toolsPlugin(host: FeatureHost): CorePlugin {
 }
 
 /** What running a tool needs of the server. */
-export type ToolInvoker = Pick<FeatureHost, 'invoke' | 'reportError' | 'debug'>;
+export type ToolInvoker = Pick<FeatureHost, 'invoke' | 'reportError' | 'debug' | 'access'>;
 
 /**
  * Validates the arguments, runs the tool and shapes its result. Failures the model can act on

@@ -87,14 +87,19 @@ export class MetadataStore {
     return this.access.size > 0;
   }
 
-  /** The access rules of `provider.methodName`: those on the classes of its chain, and the method's own. */
+  /**
+   * The access rules of `provider.methodName`: the class-level rules of the nearest class in its
+   * chain that declares any, and the method's rules as declared by the nearest class that
+   * declares any for it. A subclass's own rules replace what it inherits.
+   */
   accessOf(provider: Constructor, methodName: string): { classLevel: AccessDeclaration[]; methodLevel: AccessDeclaration[] } {
-    const chain: Constructor[] = [];
-    for (let c: any = provider; c && c !== Object && c !== Function.prototype; c = Object.getPrototypeOf(c)) chain.unshift(c);
-    return {
-      classLevel: chain.flatMap((c) => this.access.get(c)?.get(CLASS_LEVEL) ?? []),
-      methodLevel: chain.flatMap((c) => this.access.get(c)?.get(methodName) ?? []),
-    };
+    let classLevel: AccessDeclaration[] | undefined;
+    let methodLevel: AccessDeclaration[] | undefined;
+    for (let c: any = provider; c && c !== Object && c !== Function.prototype; c = Object.getPrototypeOf(c)) {
+      classLevel ??= this.access.get(c)?.get(CLASS_LEVEL);
+      methodLevel ??= this.access.get(c)?.get(methodName);
+    }
+    return { classLevel: classLevel ?? [], methodLevel: methodLevel ?? [] };
   }
 
   /** Definitions of one kind declared on `provider` or on the classes it extends. */

@@ -25,7 +25,7 @@ export interface FeatureHost {
   readonly resources: Registry<RegisteredResource>;
   readonly templates: Registry<RegisteredResource>;
   readonly prompts: Registry<RegisteredPrompt>;
-  readonly completions: ReadonlyMap<string, CompletionDefinition & { provider: Constructor }>;
+  readonly completions: ReadonlyMap<string, CompletionDefinition & { provider: Constructor; invocation: InvocationTarget }>;
   readonly toolPages: Paginator<RegisteredTool>;
   readonly resourcePages: Paginator<RegisteredResource>;
   readonly templatePages: Paginator<RegisteredResource>;

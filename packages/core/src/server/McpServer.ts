@@ -33,7 +33,7 @@ import type { FeatureHost } from '../runtime/FeatureHost';
 import { PluginRegistry } from '../runtime/plugins';
 import type { CapabilityValue, Plugin, PluginAdditions } from '../runtime/plugins';
 import { Invoker } from '../runtime/Invoker';
-import type { Middleware } from '../runtime/middleware';
+import type { InvocationTarget, Middleware } from '../runtime/middleware';
 import { createLogger, isLoggingLevel } from '../runtime/Logger';
 import type { Logger } from '../runtime/Logger';
 import { Paginator } from '../runtime/Paginator';
@@ -174,7 +174,7 @@ export class McpServer {
   private readonly resourceRegistry = new Registry<RegisteredResource>('resource');
   private readonly templateRegistry = new Registry<RegisteredResource>('resource template');
   private readonly promptRegistry = new Registry<RegisteredPrompt>('prompt');
-  private readonly completions = new Map<string, CompletionDefinition & { provider: Constructor }>();
+  private readonly completions = new Map<string, CompletionDefinition & { provider: Constructor; invocation: InvocationTarget }>();
   private readonly resolver: ProviderResolver;
   private readonly container: DependencyContainer;
   private readonly connections = new Set<Connection>();
@@ -355,12 +355,16 @@ export class McpServer {
       }
       completed.add(key);
     }
+    const completers = completions.map((definition) => ({
+      ...definition,
+      provider,
+      invocation: { kind: 'completion' as const, name: definition.options.argument, provider, methodName: definition.methodName },
+    }));
+    this.access.register([...additions.map(({ item }) => (item as { target: InvocationTarget }).target), ...completers.map((c) => c.invocation)]);
 
     this.resolver.register(provider);
     for (const { registry, key, item, at } of additions) registry.add(key, item, at);
-    for (const definition of completions) {
-      this.completions.set(completionKey(definition.options), { ...definition, provider });
-    }
+    for (const completer of completers) this.completions.set(completionKey(completer.options), completer);
     if (completions.length > 0) this.initializeResults.clear();
   }
 

@@ -296,8 +296,11 @@ describe('authentication registered by a plugin', () => {
 describe('the access decorators', () => {
   it('refuse empty or malformed scope and role names, and guards that are not functions', () => {
     expect(() => Scopes()).toThrow('@Scopes: name at least one scope');
-    expect(() => Scopes('a b')).toThrow('@Scopes: scope #0 must be a non-empty string without spaces, not "a b"');
-    expect(() => Roles('admin', '')).toThrow('@Roles: role #1 must be a non-empty string without spaces');
+    expect(() => Scopes('a b')).toThrow('@Scopes: scope #0 must be printable ASCII without spaces, quotes or backslashes (an OAuth scope token), not "a b"');
+    expect(() => Roles('admin', '')).toThrow('@Roles: role #1 must be printable ASCII');
+    // What a WWW-Authenticate header cannot carry is refused up front.
+    expect(() => Scopes('笔记:write')).toThrow('@Scopes: scope #0 must be printable ASCII');
+    expect(() => Scopes('a"b')).toThrow(TypeError);
     expect(() => Guard(null as never)).toThrow('@Guard: needs a function');
   });
 

@@ -212,6 +212,47 @@ describe('an authenticated HTTP endpoint', () => {
     expect(refused.challenge).toBe('Bearer resource_metadata="meta", scope="notes:read"');
   });
 
+  it('lets a client that opened its session anonymously keep it once it steps up, and only that client', async () => {
+    await start({ allowAnonymous: true });
+    const opened = await post(initialize);
+    const headers = { 'mcp-session-id': opened.session!, 'mcp-protocol-version': '2025-11-25' };
+    await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+    expect((await post(call('whoami'), headers)).status).toBe(401);
+    const stepped = await post(call('whoami'), { ...headers, authorization: 'Bearer ann-read' });
+    expect(stepped.status).toBe(200);
+    expect(stepped.json.result.content[0].text).toBe('ann with notes:read');
+    expect((await post(call('ping_me'), { ...headers, authorization: 'Bearer bob-read' })).status).toBe(403);
+    expect((await post(call('ping_me'), headers)).status).toBe(403);
+  });
+
+  it('still answers a refusal when the challenge cannot be made', async () => {
+    metadataStore.clear();
+    server = new McpServer({ name: 'broken', version: '1.0.0', providers: [declareNotes()] });
+    server.plugin({
+      name: 'broken-auth',
+      register(host) {
+        host.authentication({
+          authenticate: (req) => (req.headers.authorization ? tokens['ann-read'] : undefined),
+          challenge: (challenge) => {
+            if (challenge.error === 'insufficient_scope') throw new Error('no challenge today');
+            return 'Bearer realm="\u0000"'; // a control character: not a valid header value
+          },
+        });
+      },
+    });
+    ({ url } = await server.listen({ transport: 'http', port: 0, handleSignals: false }));
+    const refused = await post(initialize);
+    expect(refused.status).toBe(401);
+    expect(refused.challenge).toBeNull();
+    const opened = await post(initialize, { authorization: 'Bearer x' });
+    const headers = { authorization: 'Bearer x', 'mcp-session-id': opened.session!, 'mcp-protocol-version': '2025-11-25' };
+    await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+    const stepUp = await post(call('write'), headers);
+    expect(stepUp.status).toBe(403);
+    expect(stepUp.challenge).toBeNull();
+    expect(stepUp.json.error.data.reason).toBe('insufficient_scope');
+  });
+
   it('without an authentication plugin, binds sessions to the subject the application names, and refuses with 403', async () => {
     await start({ plugin: false, principal: (req) => req.headers['x-user'] as string | undefined });
     const opened = await post(initialize, { 'x-user': 'ann' });

@@ -115,7 +115,7 @@ class Exchange {
       let extraHeaders: Record<string, string> | undefined;
       if (error && typeof error.code === 'number') {
         // A refused request answered on its own carries the refusal in its HTTP status (401/403 + WWW-Authenticate).
-        const refused = this.refusal?.(error as { code: number; data?: unknown });
+        const refused = this.refusal?.(error as { code: number; message?: string; data?: unknown });
         if (refused) ({ status, headers: extraHeaders } = refused);
         else if (this.answerStatus) status = this.answerStatus(error.code);
       }
@@ -127,7 +127,7 @@ class Exchange {
 }
 
 /** The HTTP status and headers of an error answer that refuses the caller, or undefined for other errors. */
-export type RefusalHead = (error: { code: number; data?: unknown }) => { status: number; headers?: Record<string, string> } | undefined;
+export type RefusalHead = (error: { code: number; message?: string; data?: unknown }) => { status: number; headers?: Record<string, string> } | undefined;
 
 /**
  * The transport of one Streamable HTTP session: messages arrive from POSTs; what the server
@@ -170,8 +170,13 @@ export class HttpSessionTransport implements Transport {
   }
 
   /** The subject that opened the session; another one may not use it. */
-  get owner(): string | undefined {
-    return this.options.owner;
+  /**
+   * Checks that `subject` may use this session. A session opened anonymously becomes the first
+   * authenticated caller's (a client that stepped up keeps its session); then it is theirs only.
+   */
+  admits(subject: string | undefined): boolean {
+    if (this.options.owner === undefined && subject !== undefined) this.options.owner = subject;
+    return this.options.owner === subject;
   }
 
   async start(): Promise<void> {}

@@ -24,9 +24,14 @@ class LegacySseTransport implements Transport {
     private readonly stream: SseStream,
     /** Called once when the session ends (onclose belongs to the connection). */
     private readonly onEnded: () => void,
-    /** The subject that opened the stream; another one may not post to it. */
-    readonly owner: string | undefined,
+    /** The subject that opened the stream (or first posted to an anonymous one); another one may not post to it. */
+    private owner: string | undefined,
   ) {}
+
+  admits(subject: string | undefined): boolean {
+    if (this.owner === undefined && subject !== undefined) this.owner = subject;
+    return this.owner === subject;
+  }
 
   deliver(payload: unknown, principal: Principal | undefined): void {
     this.principal = principal;
@@ -90,7 +95,7 @@ export class LegacySseSessions {
     if (!sessionId) throw new HttpError(400, 'Bad Request: the sessionId query parameter is required');
     const transport = this.sessions.get(sessionId);
     if (!transport) throw new HttpError(404, 'Session not found');
-    if (transport.owner !== principal?.subject) throw new HttpError(403, 'Forbidden: this session belongs to another principal');
+    if (!transport.admits(principal?.subject)) throw new HttpError(403, 'Forbidden: this session belongs to another principal');
     const payload = await readJson();
     res.writeHead(202, { 'content-type': 'text/plain' }).end('Accepted');
     transport.deliver(payload, principal);

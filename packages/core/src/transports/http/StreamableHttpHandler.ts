@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { validateHeaderValue } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Authentication, Principal } from '../../access';
+import type { AuthChallenge, Authentication, Principal } from '../../access';
 import { AccessDeniedError, DefinitionError, ErrorCode, McpError } from '../../errors';
 import { HANDSHAKE_VERSIONS, isModernVersion, isServedVersion, PROTOCOL_VERSION_META, quote, VERSION_WITHOUT_HEADER } from '../../protocol';
 import type { RequestId } from '../../protocol';
@@ -107,12 +108,23 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     const { reason, scopes } = (error.data ?? {}) as { reason?: string; scopes?: string[] };
     const auth = host.authentication;
     if (!auth) return { status: 403 };
-    if (reason === 'unauthenticated' || reason === 'invalid_token') {
-      return { status: 401, headers: { 'www-authenticate': auth.challenge(reason === 'invalid_token' ? { error: reason, scopes } : { scopes }) } };
+    const status = reason === 'unauthenticated' || reason === 'invalid_token' ? 401 : 403;
+    // No credentials: a bare challenge (RFC 6750 §3.1). Only a missing scope is worth a new token
+    // (step-up); a role or guard refusal is final and gets none.
+    const challenge: AuthChallenge | undefined =
+      reason === 'unauthenticated'
+        ? { scopes }
+        : reason === 'invalid_token' || reason === 'insufficient_scope'
+          ? { error: reason, description: error.message, scopes }
+          : undefined;
+    if (challenge === undefined) return { status };
+    try {
+      const value = auth.challenge(challenge);
+      validateHeaderValue('www-authenticate', value);
+      return { status, headers: { 'www-authenticate': value } };
+    } catch {
+      return { status }; // a challenge that cannot be sent must not cost the answer
     }
-    // Only a missing scope is worth a new token (step-up); a role or guard refusal is final.
-    if (reason === 'insufficient_scope') return { status: 403, headers: { 'www-authenticate': auth.challenge({ error: 'insufficient_scope', scopes }) } };
-    return { status: 403 };
   };
 
   const handler = (async (req, res, parsedBody) => {
@@ -337,7 +349,7 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     const transport = sessions.get(id);
     if (!transport) throw new HttpError(404, 'Session not found: it never existed, ended or expired; initialize a new one');
     // A session id is no credential: only the subject that opened the session may use it.
-    if (transport.owner !== principal?.subject) throw new HttpError(403, 'Forbidden: this session belongs to another principal');
+    if (!transport.admits(principal?.subject)) throw new HttpError(403, 'Forbidden: this session belongs to another principal');
     return transport;
   }
 
