@@ -13,8 +13,8 @@ export class NoteRef {
 }
 
 /** Only the subject that wrote a note may read it through `notes://{id}`. */
-function ownNoteOnly({ principal, context }: GuardInput): boolean {
-  const uri = context.requestParams.uri;
+function ownNoteOnly({ principal, params, context }: GuardInput): boolean {
+  const uri = params.uri;
   if (typeof uri !== 'string') return true; // listing the template: anyone with the scope may see it
   const id = Number(/^notes:\/\/(\d+)$/.exec(uri)?.[1]);
   return principal !== undefined && context.container.resolve(NoteStore).get(id)?.owner === principal.subject;

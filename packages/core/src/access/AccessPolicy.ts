@@ -79,7 +79,7 @@ export class AccessPolicy {
       throw new AccessDeniedError('forbidden', `Access denied: ${describe(target)} is for the role${rules.roles.length > 1 ? 's' : ''} ${rules.roles.join(' or ')}`);
     }
     if (rules.guards.length === 0) return;
-    const verdicts = rules.guards.map((guard) => guard({ principal, target, context: ctx }));
+    const verdicts = rules.guards.map((guard) => guard({ principal, target, params: ctx.requestParams, context: ctx }));
     const settle = (settled: readonly unknown[]) => {
       const refused = settled.findIndex((verdict) => verdict !== true);
       if (refused < 0) return;
@@ -115,7 +115,7 @@ export class AccessPolicy {
     if (!this.active || principal === undefined || !items.some((item) => this.rulesOf(targetOf(item)).guards.length > 0)) return items;
     const admitted = items.map(async (item) => {
       const target = targetOf(item);
-      for (const guard of this.rulesOf(target).guards) if ((await guard({ principal, target, context: ctx })) !== true) return false;
+      for (const guard of this.rulesOf(target).guards) if ((await guard({ principal, target, params: ctx.requestParams, context: ctx })) !== true) return false;
       return true;
     });
     return Promise.all(admitted).then((verdicts) => items.filter((_, i) => verdicts[i]));

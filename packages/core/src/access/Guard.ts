@@ -8,7 +8,9 @@ export interface GuardInput {
   readonly principal: Principal;
   /** The tool, resource, prompt or completion asked for. */
   readonly target: InvocationTarget;
-  /** The request: its params, client, protocol version, … */
+  /** The request's params as the client sent them (the `uri` of a read, the `arguments` of a call, …). */
+  readonly params: Readonly<Record<string, unknown>>;
+  /** The request: its client, protocol version, container, … */
   readonly context: Context;
 }
 

@@ -93,7 +93,7 @@ export class Connection implements RequestChannel, EraSource {
     /** The caller of every request, for transports that carry no credentials (stdio, in-memory). */
     private readonly localPrincipal?: Principal,
   ) {
-    this.session = new Session({ request: (method, params) => this.request(method, params) });
+    this.session = new Session({ request: (method, params) => this.request(method, params) }, transport.sessionId);
     this.logLimiter = new RateLimiter(host.logRateLimit, host.logRateLimit * 2);
     transport.onmessage = (message) => this.receive(message);
     transport.onclose = () => this.onTransportClosed();

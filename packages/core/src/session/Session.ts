@@ -16,7 +16,8 @@ export interface SessionChannel {
  * capabilities and identity, and its log level. A session is its own request scope.
  */
 export class Session implements RequestScope {
-  readonly id = randomUUID();
+  /** The transport's session id where it has one (`Mcp-Session-Id` over HTTP), else a random one. */
+  readonly id: string;
   state: SessionState = 'awaiting-initialize';
   protocolVersion: HandshakeVersion = LATEST_HANDSHAKE_VERSION;
   clientCapabilities: ClientCapabilities = {};
@@ -29,7 +30,12 @@ export class Session implements RequestScope {
   /** Resource uris this client subscribed to with `resources/subscribe`. */
   readonly subscriptions = new Set<string>();
 
-  constructor(private readonly channel: SessionChannel) {}
+  constructor(
+    private readonly channel: SessionChannel,
+    id?: string,
+  ) {
+    this.id = id ?? randomUUID();
+  }
 
   get session(): Session {
     return this;

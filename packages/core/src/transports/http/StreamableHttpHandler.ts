@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { validateHeaderValue } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthChallenge, Authentication, Principal } from '../../access';
 import { AccessDeniedError, DefinitionError, ErrorCode, McpError } from '../../errors';
@@ -73,6 +72,9 @@ export interface NodeHttpHandler {
 
 type Message = Record<string, unknown>;
 
+/** An HTTP field value Node writes: tab, visible ASCII, space and obs-text, no control characters. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
 export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOptions = {}): NodeHttpHandler {
   const sessions = new Map<string, HttpSessionTransport>();
   const eventStore = options.eventStore === false ? undefined : (options.eventStore ?? new InMemoryEventStore());
@@ -120,7 +122,8 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     if (challenge === undefined) return { status };
     try {
       const value = auth.challenge(challenge);
-      validateHeaderValue('www-authenticate', value);
+      // What node:http would refuse to write (it is not loaded here: startup snapshots preload core).
+      if (typeof value !== 'string' || !HEADER_VALUE.test(value)) return { status };
       return { status, headers: { 'www-authenticate': value } };
     } catch {
       return { status }; // a challenge that cannot be sent must not cost the answer
