@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { runOutside } from '../../../test-support/outsideRepository';
 
 jest.setTimeout(120_000);
 
@@ -15,19 +15,7 @@ let workDir: string;
 let projectDir: string;
 let authFiles: string[];
 
-function outsideEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(npm_|INIT_CWD$|JEST_WORKER_ID$|NODE_OPTIONS$)/i.test(key)) env[key] = value;
-  }
-  return { ...env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', NO_COLOR: '1' };
-}
-
-function run(command: string, args: string[], cwd: string): string {
-  const result = spawnSync(command, args, { cwd, env: outsideEnv(), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} (in ${cwd}) exited with ${result.status ?? result.signal}\n${result.stdout}\n${result.stderr}`);
-  return result.stdout;
-}
+const run = runOutside;
 
 function pack(name: string, into: string): { tarball: string; files: string[] } {
   const output = run('npm', ['pack', '--json', '--pack-destination', into], path.join(packagesDir, name));

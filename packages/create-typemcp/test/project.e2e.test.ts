@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { outsideEnv } from '../../../test-support/outsideRepository';
 import { connectSdkClient } from '../../../test-support/sdkClient';
 import { expectValidServerMessages } from '../../../test-support/specSchema';
 
@@ -24,17 +25,8 @@ let workDir: string;
 let projectDir: string;
 const tarballs = {} as Record<PackageDir, { file: string; name: string; files: string[] }>;
 
-/** The environment of a command run in the project: nothing that ties npm to this repository. */
-function projectEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(npm_|INIT_CWD$|JEST_WORKER_ID$|NODE_OPTIONS$)/i.test(key)) env[key] = value;
-  }
-  return { ...env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', NO_COLOR: '1' };
-}
-
 function run(command: string, args: string[], cwd: string): string {
-  const result = spawnSync(command, args, { cwd, env: projectEnv(), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync(command, args, { cwd, env: outsideEnv(), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (result.status !== 0) {
     throw new Error(`${command} ${args.join(' ')} (in ${cwd}) exited with ${result.status ?? result.signal}\n${result.stdout}\n${result.stderr}`);
   }
@@ -43,7 +35,7 @@ function run(command: string, args: string[], cwd: string): string {
 
 /** Connects the official SDK client to `command args` started as a stdio server in `cwd`. */
 async function connectOverStdio(command: string, args: string[], cwd: string) {
-  const transport = new StdioClientTransport({ command, args, cwd, env: projectEnv() as Record<string, string>, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command, args, cwd, env: outsideEnv() as Record<string, string>, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return connectSdkClient(transport, { protocolVersion: PROTOCOL }).catch((error: Error) => {

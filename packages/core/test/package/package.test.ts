@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { outsideEnv } from '../../../../test-support/outsideRepository';
 import { expectValidServerMessages } from '../../../../test-support/specSchema';
 import type { RecordedServerMessage } from '../../../../test-support/specSchema';
 
@@ -34,15 +35,6 @@ let workDir: string;
 let projectDir: string;
 let tarball: string;
 let packedFiles: string[];
-
-/** The environment of commands run outside the repository: nothing that ties npm to it. */
-function outsideEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(npm_|INIT_CWD$|JEST_WORKER_ID$|NODE_OPTIONS$)/i.test(key)) env[key] = value;
-  }
-  return { ...env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', NO_COLOR: '1' };
-}
 
 function run(command: string, args: string[], cwd: string, hint = ''): string {
   const result = spawnSync(command, args, { cwd, env: outsideEnv(), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
