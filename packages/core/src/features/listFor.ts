@@ -24,6 +24,17 @@ export function pageFor<T extends { readonly target: InvocationTarget }>(
   return { page, items: host.access.passGuards(page.items, targetOf, ctx) };
 }
 
+/** The items the caller of `ctx` may see, from a list that is not paged: scopes and roles, then guards. */
+export function visibleTo<T extends { readonly target: InvocationTarget }>(host: FeatureHost, items: readonly T[], ctx: Context): readonly T[] | Promise<T[]> {
+  const view = host.access.view(ctx);
+  if (view === undefined) return items;
+  return host.access.passGuards(
+    items.filter((item) => view.admits(item.target)),
+    targetOf,
+    ctx,
+  );
+}
+
 /** A list that differs per caller must not be kept by shared caches (2026-07-28 `cacheScope`). */
 export function perCaller(result: Record<string, unknown>, host: FeatureHost, ctx: Context): Record<string, unknown> {
   if (host.access.active && featuresOf(ctx.protocolVersion).resultTypes) result.cacheScope = 'private';

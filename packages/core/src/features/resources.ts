@@ -5,7 +5,7 @@ import type { RegisteredResource } from '../runtime/buildResource';
 import type { Context } from '../runtime/Context';
 import type { FeatureHost, MethodHandler } from '../runtime/FeatureHost';
 import type { CorePlugin } from '../runtime/plugins';
-import { pageFor, perCaller } from './listFor';
+import { pageFor, perCaller, visibleTo } from './listFor';
 import { routeAll } from './routeAll';
 
 /** `core:resources`: the resource methods, and the `resources` capability while the server has resources or templates. */
@@ -26,8 +26,6 @@ export function resourceNotFound(uri: string): McpError {
 
 /** `resources/list`, `resources/templates/list`, `resources/read`, `resources/(un)subscribe`. */
 export function resourceHandlers(host: FeatureHost): Record<string, MethodHandler> {
-  const { resources, templates } = host;
-
   const list: MethodHandler = async (params, ctx) => {
     const { page, items } = pageFor(host, host.resourcePages, params.cursor, ctx);
     const listed: Record<string, unknown>[] = (await items).map((r) => r.listing(ctx.protocolVersion));
@@ -42,11 +40,9 @@ export function resourceHandlers(host: FeatureHost): Record<string, MethodHandle
     return perCaller(page.nextCursor === undefined ? { resourceTemplates } : { resourceTemplates, nextCursor: page.nextCursor }, host, ctx);
   };
 
-  const find = (uri: string) => findResource(host, uri);
-
   const read: MethodHandler = async (params, ctx) => {
     const uri = requireUri(params, 'resources/read');
-    const found = find(uri);
+    const found = findResource(host, uri);
     if (!found) throw resourceNotFound(uri);
     await host.access.check(found.resource.target, ctx);
     const args = found.variables === undefined ? [ctx] : [found.variables, ctx];
@@ -56,7 +52,7 @@ export function resourceHandlers(host: FeatureHost): Record<string, MethodHandle
   const subscribe: MethodHandler = async (params, ctx) => {
     const uri = requireUri(params, 'resources/subscribe');
     if (ctx.session?.stateless) throw new InvalidRequestError('resources/subscribe needs a session; this server is stateless');
-    const found = find(uri);
+    const found = findResource(host, uri);
     if (!found) throw resourceNotFound(uri);
     await host.access.check(found.resource.target, ctx);
     ctx.session?.subscriptions.add(uri);
@@ -113,9 +109,7 @@ export function shapeContents(value: unknown, uri: string, mimeType: string | un
 
 async function enumerateTemplates(host: FeatureHost, ctx: Context): Promise<Record<string, unknown>[]> {
   const listed: Record<string, unknown>[] = [];
-  const view = host.access.view(ctx);
-  const shown = view === undefined ? host.templates.list() : host.templates.list().filter((template) => view.admits(template.target));
-  for (const template of await host.access.passGuards(shown, (t) => t.target, ctx)) {
+  for (const template of await visibleTo(host, host.templates.list(), ctx)) {
     const method = template.definition.options.list;
     if (!method) continue;
     const target = { ...template.target, methodName: method };
