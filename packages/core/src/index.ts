@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 
-export { McpServer } from './server';
+export { McpServer, cluster } from './server';
 export type {
   McpServerOptions,
   ListenOptions,
@@ -85,12 +85,13 @@ export type {
 export type { ElicitationResult } from './features/elicitationTypes';
 export type { UrlElicitation, SchemaElicitation, ClientRequestOptions } from './runtime/Context';
 export type { DefinitionErrorCode } from './errors';
-export { StdioTransport, InMemoryTransport, InMemoryEventStore } from './transports';
+export { StdioTransport, InMemoryTransport } from './transports';
+export { InMemoryEventStore, InMemorySessionStore, InMemoryBroadcaster } from './cluster';
+export type { EventStore, SessionStore, SessionRecord, Broadcaster, ClusterMessage, ClusterOptions } from './cluster';
 export type {
   Transport,
   TransportSendOptions,
   StdioTransportOptions,
-  EventStore,
   HttpHandlerOptions,
   HttpSecurityOptions,
   NodeHttpHandler,
@@ -112,3 +113,7 @@ export { schemaForDto } from './schema';
 export { UriTemplate } from './uri';
 export type { UriVariables } from './uri';
 export type { JsonSchema } from './schema';
+// MCP tasks (long-running tools): docs/reference/tasks.md
+export { InMemoryTaskStore } from './tasks';
+export type { TaskRecord, TaskStatus, TaskStore, TaskOptions } from './tasks';
+export type { TaskSupport } from './metadata';

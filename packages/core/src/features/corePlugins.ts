@@ -9,6 +9,7 @@ import { resourcesPlugin } from './resources';
 import { rootsPlugin } from './roots';
 import { samplingPlugin } from './sampling';
 import { subscriptionsPlugin } from './subscriptions';
+import { tasksPlugin } from './tasks';
 import { toolsPlugin } from './tools';
 
 const pingPlugin: CorePlugin = {
@@ -26,6 +27,7 @@ export function corePlugins(host: FeatureHost): CorePlugin[] {
     discoverPlugin(host),
     loggingPlugin,
     toolsPlugin(host),
+    tasksPlugin(host),
     promptsPlugin(host),
     resourcesPlugin(host),
     completionPlugin(host),

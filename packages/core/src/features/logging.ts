@@ -22,7 +22,10 @@ export function loggingHandlers(): Record<string, MethodHandler> {
       throw new InvalidParamsError(`Unknown logging level ${quote(params.level)}; use one of ${LOGGING_LEVELS.join(', ')}`);
     }
     if (ctx.session?.stateless) throw new InvalidRequestError('logging/setLevel needs a session; this server is stateless');
-    if (ctx.session) ctx.session.logLevel = params.level;
+    if (ctx.session) {
+      ctx.session.logLevel = params.level;
+      ctx.session.changed();
+    }
     return {};
   };
   return { 'logging/setLevel': setLevel };

@@ -55,12 +55,15 @@ export function resourceHandlers(host: FeatureHost): Record<string, MethodHandle
     const found = findResource(host, uri);
     if (!found) throw resourceNotFound(uri);
     await host.access.check(found.resource.target, ctx);
-    ctx.session?.subscriptions.add(uri);
+    if (ctx.session && !ctx.session.subscriptions.has(uri)) {
+      ctx.session.subscriptions.add(uri);
+      ctx.session.changed();
+    }
     return {};
   };
 
   const unsubscribe: MethodHandler = (params, ctx) => {
-    ctx.session?.subscriptions.delete(requireUri(params, 'resources/unsubscribe'));
+    if (ctx.session?.subscriptions.delete(requireUri(params, 'resources/unsubscribe'))) ctx.session.changed();
     return {};
   };
 

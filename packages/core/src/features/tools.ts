@@ -6,6 +6,7 @@ import type { FeatureHost, MethodHandler } from '../runtime/FeatureHost';
 import type { CorePlugin } from '../runtime/plugins';
 import { pageFor, perCaller } from './listFor';
 import { routeAll } from './routeAll';
+import { callAsTask } from './tasksCall';
 import { shapeToolResult, toolErrorResult } from './toolResult';
 import type { CallToolResult } from './toolResult';
 
@@ -28,6 +29,11 @@ export function toolHandlers(host: FeatureHost): Record<string, MethodHandler> {
     const tool = tools.get(name);
     if (!tool) throw new InvalidParamsError(`Unknown tool: ${clip(name)}`, { name: echo(name) });
     const allowed = host.access.check(tool.target, ctx);
+    // A tool with task support, or a call asking for a task, may become a task (tasksCall.ts).
+    if (tool.taskSupport !== 'forbidden' || params.task !== undefined) {
+      const run = () => callAsTask(host, tool, params, ctx) ?? invokeTool(host, tool, params.arguments, ctx);
+      return allowed instanceof Promise ? allowed.then(run) : run();
+    }
     if (allowed instanceof Promise) return allowed.then(() => invokeTool(host, tool, params.arguments, ctx));
     return invokeTool(host, tool, params.arguments, ctx);
   };

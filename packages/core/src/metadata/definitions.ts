@@ -36,7 +36,17 @@ export interface ToolOptions {
   output?: Constructor;
   /** MIME type of binary (`Uint8Array`) results. */
   mimeType?: string;
+  /**
+   * Whether the tool may run as a task (MCP tasks; long-running tools): `'optional'` lets the
+   * client choose, `'required'` refuses calls that are not tasks, `'forbidden'` (the default)
+   * never runs it as one. A task whose replica stops is run again elsewhere only when
+   * `annotations.idempotentHint` is true; otherwise it fails. See docs/reference/tasks.md.
+   */
+  task?: TaskSupport;
 }
+
+/** How a tool may run as a task: `execution.taskSupport` of its listing. */
+export type TaskSupport = 'forbidden' | 'optional' | 'required';
 
 export interface ToolDefinition {
   kind: 'tool';

@@ -23,6 +23,9 @@ export class PendingRequests {
   private nextId = 0;
   private readonly open = new Map<RequestId, Pending>();
 
+  /** With a prefix, ids are strings `<prefix><n>` (replicas tell their requests apart); numbers without. */
+  constructor(private readonly idPrefix?: string) {}
+
   /**
    * Registers a request and returns its id and the promise of its result. `onAbandon` is
    * called with the id when the request times out or is aborted, so the peer can be told.
@@ -32,7 +35,7 @@ export class PendingRequests {
     options: OutgoingRequestOptions,
     onAbandon: (id: RequestId, reason: string) => void,
   ): { id: RequestId; result: Promise<Record<string, unknown>> } {
-    const id = this.nextId++;
+    const id: RequestId = this.idPrefix === undefined ? this.nextId++ : `${this.idPrefix}${this.nextId++}`;
     const result = new Promise<Record<string, unknown>>((resolve, reject) => {
       const entry: Pending = { method, resolve, reject, timer: undefined, cleanup: undefined };
       const abandon = (error: Error, reason: string) => {

@@ -1,4 +1,5 @@
 import type { Principal } from '../access';
+import type { SessionRecord } from '../cluster';
 import { ErrorCode, InternalError, InvalidParamsError, InvalidRequestError, McpError, MethodNotFoundError, ParseError, withoutStack } from '../errors';
 import { classify, clip, featuresOf, negotiateVersion, PendingRequests, quote, reasonText } from '../protocol';
 import type {
@@ -33,6 +34,11 @@ export interface ConnectionHost {
   readonly logRateLimit: number;
   /** How requests without a handshake (2026-07-28) are served. */
   readonly modern: ModernSettings;
+  /**
+   * Prefix of the ids of requests sent to clients (`<replica>:`), so a replica that receives
+   * the answer knows which replica asked. Numbers when absent.
+   */
+  readonly requestIdPrefix?: string;
   /** Requests one connection may have in progress; more are refused with -32600. */
   readonly maxRequestsInFlight: number;
   /** Messages one batch may hold; a larger batch is refused whole with -32600. */
@@ -73,7 +79,7 @@ interface InFlight {
  */
 export class Connection implements RequestChannel, EraSource {
   readonly session: Session;
-  private readonly pending = new PendingRequests();
+  private readonly pending: PendingRequests;
   private readonly logLimiter: RateLimiter;
   /** Diagnostics the client can cause (responses to unknown ids) are rate-limited: clients must not control log volume. */
   private readonly diagnosticLimiter = new RateLimiter(5, 20);
@@ -93,6 +99,7 @@ export class Connection implements RequestChannel, EraSource {
     /** The caller of every request, for transports that carry no credentials (stdio, in-memory). */
     private readonly localPrincipal?: Principal,
   ) {
+    this.pending = new PendingRequests(host.requestIdPrefix);
     this.session = new Session({ request: (method, params) => this.request(method, params) }, transport.sessionId);
     this.logLimiter = new RateLimiter(host.logRateLimit, host.logRateLimit * 2);
     transport.onmessage = (message) => this.receive(message);
@@ -117,6 +124,21 @@ export class Connection implements RequestChannel, EraSource {
     this.session.state = 'ready';
     this.session.stateless = true;
     this.declaredCapabilities = this.host.initializeResult(this.session.protocolVersion).capabilities as Record<string, unknown>;
+  }
+
+  /**
+   * Continues a session another replica opened, from its shared record: as if this connection
+   * had run its handshake.
+   */
+  restore(record: SessionRecord): void {
+    const session = this.session;
+    session.protocolVersion = negotiateVersion(record.protocolVersion);
+    session.clientCapabilities = record.clientCapabilities;
+    session.clientInfo = record.clientInfo;
+    session.state = record.state;
+    session.logLevel = record.logLevel;
+    for (const uri of record.subscriptions) session.subscriptions.add(uri);
+    this.declaredCapabilities = this.host.initializeResult(session.protocolVersion).capabilities as Record<string, unknown>;
   }
 
   /** The connection's own channel to its client, as the handshake era uses it. */
@@ -370,13 +392,17 @@ export class Connection implements RequestChannel, EraSource {
     session.state = 'initializing';
     const result = this.host.initializeResult(session.protocolVersion);
     this.declaredCapabilities = result.capabilities as Record<string, unknown>;
+    session.changed();
     return { jsonrpc: '2.0', id, result };
   }
 
   private handleNotification(notification: JsonRpcNotification): void {
     switch (notification.method) {
       case 'notifications/initialized':
-        if (this.session.state === 'initializing') this.session.state = 'ready';
+        if (this.session.state === 'initializing') {
+          this.session.state = 'ready';
+          this.session.changed();
+        }
         return;
       case 'notifications/cancelled': {
         const requestId = notification.params?.requestId as RequestId | undefined;

@@ -1,6 +1,8 @@
 import type { AccessPolicy } from '../access';
 import type { Constructor, CompletionDefinition } from '../metadata';
-import type { RequestScope } from '../session';
+import type { DependencyContainer } from 'tsyringe';
+import type { LoggingLevel, RequestScope, Session } from '../session';
+import type { TaskRunner } from '../tasks/TaskRunner';
 import type { ChangeBroadcaster } from './ChangeBroadcaster';
 import type { RegisteredPrompt } from './buildPrompt';
 import type { RegisteredResource } from './buildResource';
@@ -18,6 +20,13 @@ export type MethodHandler = (
 
 /** A client notification's handler: its params, and the scope of the client that sent it. */
 export type NotificationHandler = (params: Record<string, unknown>, scope: RequestScope) => void | Promise<void>;
+
+/** The connection of a live handshake-era session, as tasks running in the background reach its client. */
+export interface SessionConnection {
+  readonly session: Session;
+  notify(method: string, params?: Record<string, unknown>): void;
+  log(scope: RequestScope, level: LoggingLevel, data: unknown, logger: string | undefined): void;
+}
 
 /** What feature handlers may use of the server; keeps features/ from depending on McpServer. */
 export interface FeatureHost {
@@ -43,4 +52,10 @@ export interface FeatureHost {
   capabilities(protocolVersion: string): Record<string, unknown>;
   /** `server/discover`: versions, capabilities and instructions (the server's identity rides in `_meta`). */
   discover(protocolVersion: string): Record<string, unknown>;
+  /** The task runtime (MCP tasks): idle until a tool supports tasks. */
+  readonly tasks: TaskRunner;
+  /** The container requests resolve from, for the contexts of tasks run in the background. */
+  readonly container: DependencyContainer;
+  /** The connection of a ready handshake-era session this replica serves, if any (task notifications, logs, progress). */
+  sessionConnection(sessionId: string): SessionConnection | undefined;
 }

@@ -2,7 +2,7 @@ import type { InvocationTarget } from './middleware';
 import { headerParamsOf } from './headerParams';
 import type { ToolHeaderParam } from './headerParams';
 import { DefinitionError } from '../errors';
-import type { Constructor, ToolDefinition } from '../metadata';
+import type { Constructor, TaskSupport, ToolDefinition } from '../metadata';
 import { featuresOf } from '../protocol';
 import { schemaForDto } from '../schema';
 import type { JsonSchema } from '../schema';
@@ -27,6 +27,8 @@ export interface RegisteredTool {
   readonly outputValidator: SchemaValidator | undefined;
   /** Arguments mirrored in `Mcp-Param-*` headers of 2026-07-28 HTTP requests (`x-mcp-header`). */
   readonly headerParams: readonly ToolHeaderParam[];
+  /** Whether the tool may run as a task (`@Tool({ task })`); `forbidden` by default. */
+  readonly taskSupport: TaskSupport;
   /** The `tools/list` entry as the given protocol version can carry it; cached per version. */
   listing(version: string): Record<string, unknown>;
 }
@@ -61,6 +63,10 @@ export function buildTool(definition: ToolDefinition, provider: Constructor): Re
   const headerParams = headerParamsOf(inputSchema, where);
   const outputSchema = options.output ? schemaForDto(options.output) : undefined;
   const outputValidator = outputSchema ? lazySchemaValidator(outputSchema) : undefined;
+  const taskSupport = options.task ?? 'forbidden';
+  if (taskSupport !== 'forbidden' && taskSupport !== 'optional' && taskSupport !== 'required') {
+    throw new DefinitionError('INVALID_OPTION', `${where}: task must be 'optional', 'required' or 'forbidden', not ${JSON.stringify(taskSupport)}`);
+  }
 
   const listing = perVersion((version) => {
     const features = featuresOf(version);
@@ -68,11 +74,13 @@ export function buildTool(definition: ToolDefinition, provider: Constructor): Re
     entry.inputSchema = inputSchema;
     if (features.titlesAndStructuredOutput && outputSchema) entry.outputSchema = outputSchema;
     if (features.toolAnnotations && options.annotations) entry.annotations = options.annotations;
+    // `execution.taskSupport` exists only in 2025-11-25 (the 2026-07-28 tasks extension is server-directed).
+    if (taskSupport !== 'forbidden' && features.icons && features.era === 'handshake') entry.execution = { taskSupport };
     return entry;
   });
 
   const target: InvocationTarget = { kind: 'tool', name, provider, methodName };
-  return { name, provider, methodName, target, definition, parameters, inputValidator, outputValidator, headerParams, listing };
+  return { name, provider, methodName, target, definition, parameters, inputValidator, outputValidator, headerParams, taskSupport, listing };
 }
 
 function planParameters(

@@ -1,6 +1,7 @@
 import { DefinitionError } from '../errors';
 import type { DefinitionErrorCode } from '../errors';
 import type { Authentication } from '../access';
+import type { ClusterOptions } from '../cluster';
 import type { RequestScope } from '../session';
 import type { ClientFeatures, Context } from './Context';
 import type { Middleware } from './middleware';
@@ -36,6 +37,12 @@ export interface PluginHost {
    * needs an authenticated caller.
    */
   authentication(authentication: Authentication): void;
+  /**
+   * Makes the server one replica of a cluster (one per server): sessions, SSE events, change
+   * notifications and client answers are shared through these stores, so any replica behind a
+   * load balancer serves any request.
+   */
+  cluster(options: ClusterOptions): void;
 }
 
 /** A bundle of routes, capabilities and middleware added with `server.plugin(plugin, options)`. */
@@ -68,6 +75,7 @@ export interface PluginAdditions {
   clientFeatures: Partial<ClientFeatures>;
   closeHooks: Array<() => void | Promise<void>>;
   authentication?: Authentication;
+  cluster?: ClusterOptions;
 }
 
 /** Where a server applies what plugins add. */
@@ -78,6 +86,7 @@ export interface PluginTarget {
   hasCapability(name: string): boolean;
   hasClientFeature(feature: keyof ClientFeatures): boolean;
   hasAuthentication(): boolean;
+  hasCluster(): boolean;
   apply(additions: PluginAdditions): void;
   reportError(what: string, error: unknown): void;
 }
@@ -178,6 +187,19 @@ export class PluginRegistry {
           throw new DefinitionError('DUPLICATE_NAME', `${where}: the server already has an authentication; add one authentication plugin`);
         }
         additions.authentication = authentication;
+      },
+      cluster: (cluster) => {
+        const parts = ['sessions', 'events', 'broadcaster'] as const;
+        if (typeof cluster !== 'object' || cluster === null || parts.some((part) => typeof cluster[part] !== 'object' || cluster[part] === null)) {
+          throw new TypeError(`${where}: cluster(…) needs an object with sessions, events and broadcaster`);
+        }
+        if (cluster.replicaId !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(cluster.replicaId)) {
+          throw new DefinitionError('INVALID_OPTION', `${where}: replicaId must be 1 to 64 letters, digits, "_" or "-", not ${JSON.stringify(cluster.replicaId)}`);
+        }
+        if (this.target.hasCluster() || additions.cluster !== undefined) {
+          throw new DefinitionError('DUPLICATE_NAME', `${where}: the server is already part of a cluster; add one cluster plugin`);
+        }
+        additions.cluster = cluster;
       },
     };
   }

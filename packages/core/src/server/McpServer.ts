@@ -3,6 +3,7 @@ import { container as rootContainer } from 'tsyringe';
 import type { DependencyContainer } from 'tsyringe';
 import { AccessPolicy } from '../access';
 import type { Authentication, Principal } from '../access';
+import type { SessionRecord } from '../cluster';
 import { ProviderResolver } from '../di';
 import { DefinitionError } from '../errors';
 import { completionKey } from '../features/completion';
@@ -37,7 +38,11 @@ import type { InvocationTarget, Middleware } from '../runtime/middleware';
 import { createLogger, isLoggingLevel } from '../runtime/Logger';
 import type { Logger } from '../runtime/Logger';
 import { Paginator } from '../runtime/Paginator';
+import { ClusterLink } from './ClusterLink';
+import type { ClusterChange } from './ClusterLink';
 import { Registry } from '../runtime/Registry';
+import { TaskRunner } from '../tasks/TaskRunner';
+import type { TaskOptions } from '../tasks/TaskRunner';
 
 export interface McpServerOptions {
   /** `serverInfo.name`. */
@@ -82,6 +87,12 @@ export interface McpServerOptions {
   maxRequestsInFlight?: number;
   /** Messages one JSON-RPC batch (protocol 2025-03-26) may hold; default 100. A larger batch gets -32600. */
   maxBatchSize?: number;
+  /**
+   * MCP tasks (tools declared with `@Tool({ task })`): the store (a cluster's `tasks` store
+   * otherwise, else one in memory), the suggested poll interval, default and maximum ttl, and
+   * the lease replicas hold on the tasks they run. See docs/reference/tasks.md.
+   */
+  tasks?: TaskOptions;
 }
 
 /** The methods whose 2026-07-28 results carry caching hints. */
@@ -195,6 +206,9 @@ export class McpServer {
   private readonly changes = new ChangeBroadcaster();
   private readonly access = new AccessPolicy();
   private auth: Authentication | undefined;
+  /** MCP tasks; idle until a tool supports them. */
+  private readonly taskRunner: TaskRunner;
+  private link: ClusterLink | undefined;
 
   constructor(private readonly options: McpServerOptions) {
     const pageSize = options.pageSize;
@@ -219,13 +233,15 @@ export class McpServer {
       notifyUpdated: (uri) => this.notifySubscribers(uri),
     };
     this.log = createLogger((level, data, logger) => {
-      for (const connection of this.readyConnections()) connection.log(connection.session, level, data, logger);
+      this.logToSessions(level, data, logger);
+      this.link?.publish(logger === undefined ? { kind: 'log', level, data } : { kind: 'log', level, data, logger });
     });
     this.onListChange(this.toolRegistry, 'notifications/tools/list_changed');
     this.onListChange(this.promptRegistry, 'notifications/prompts/list_changed');
     this.onListChange(this.resourceRegistry, 'notifications/resources/list_changed');
     this.onListChange(this.templateRegistry, 'notifications/resources/list_changed');
 
+    this.taskRunner = new TaskRunner(options.tasks, (what, error) => this.reportError(what, error));
     const invoker = new Invoker(this.resolver);
     const featureHost: FeatureHost = {
       tools: this.toolRegistry,
@@ -242,6 +258,9 @@ export class McpServer {
       invoke: (target, args, ctx) => invoker.invoke(target, args, ctx),
       reportError: (what, error) => this.reportError(what, error),
       changes: this.changes,
+      tasks: this.taskRunner,
+      container: this.container,
+      sessionConnection: (id) => this.sessionConnection(id),
       capabilities: (version) => this.initializeResult(version).capabilities as Record<string, unknown>,
       discover: (version) => {
         const { capabilities, instructions } = this.initializeResult(version);
@@ -263,6 +282,7 @@ export class McpServer {
       hasCapability: (name) => this.capabilities.has(name),
       hasClientFeature: (feature) => this.clientFeatures[feature] !== undefined,
       hasAuthentication: () => this.auth !== undefined,
+      hasCluster: () => this.link !== undefined,
       apply: (additions) => this.applyPlugin(additions),
       reportError: (what, error) => this.reportError(what, error),
     });
@@ -285,6 +305,8 @@ export class McpServer {
       maxRequestsInFlight: positiveInteger(options.maxRequestsInFlight, 1000, 'maxRequestsInFlight'),
       maxBatchSize: positiveInteger(options.maxBatchSize, 100, 'maxBatchSize'),
     };
+    // Known once a cluster plugin is added: requests to clients carry this replica's name.
+    Object.defineProperty(this.connectionHost, 'requestIdPrefix', { get: () => (this.link ? `${this.link.replicaId}:` : undefined) });
   }
 
   /**
@@ -378,11 +400,18 @@ export class McpServer {
     return this.toolRegistry.get(toolName)?.headerParams ?? [];
   }
 
+  /** @internal The cluster this server is a replica of, as the HTTP side uses it. */
+  get cluster(): ClusterLink | undefined {
+    return this.link;
+  }
+
   /** Serves one client over the given transport; resolves once the transport has started. */
-  async connect(transport: Transport, options: ConnectOptions = {}): Promise<Session> {
+  async connect(transport: Transport, options: ConnectOptions & { restore?: SessionRecord } = {}): Promise<Session> {
     this.started = true;
+    void this.link?.ready.catch((error) => this.reportError('cluster: subscribing failed', error));
     const connection = new Connection(this.connectionHost, transport, options.principal);
     if (options.assumeProtocolVersion !== undefined) connection.assumeInitialized(options.assumeProtocolVersion);
+    if (options.restore) connection.restore(options.restore);
     this.connections.add(connection);
     await connection.start();
     return connection.session;
@@ -433,6 +462,7 @@ export class McpServer {
     for (const server of listeners) server.closeAllConnections();
     await Promise.all([...this.connections].map((connection) => connection.close()));
     await Promise.all(closing);
+    await this.link?.close();
     for (const hook of this.closeHooks) {
       try {
         await hook();
@@ -460,6 +490,22 @@ export class McpServer {
     const address = server.address() as AddressInfo;
     const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     return { host: address.address, port: address.port, url: `http://${shownHost}:${address.port}${path}` };
+  }
+
+  /**
+   * @internal The task runtime. The cluster wiring calls `taskRuntime.attachCluster({ broadcaster,
+   * replicaId, store })` so the replicas share tasks and hear of each other's status changes.
+   */
+  get taskRuntime(): TaskRunner {
+    return this.taskRunner;
+  }
+
+  /** The connection serving a ready handshake-era session here, for the messages of its tasks. */
+  private sessionConnection(id: string): Connection | undefined {
+    for (const connection of this.connections) {
+      if (connection.session.id === id && connection.session.state === 'ready' && connection.isOpen) return connection;
+    }
+    return undefined;
   }
 
   /** Live handshake-era sessions. */
@@ -491,7 +537,18 @@ export class McpServer {
     return result;
   }
 
-  private applyPlugin({ middlewares, routes, notifications, capabilities, clientFeatures, closeHooks, authentication }: PluginAdditions): void {
+  private applyPlugin({ middlewares, routes, notifications, capabilities, clientFeatures, closeHooks, authentication, cluster }: PluginAdditions): void {
+    if (cluster && this.options.requestState?.secret === undefined) {
+      // Checked before anything is applied: a refused plugin adds nothing.
+      throw new DefinitionError(
+        'INVALID_OPTION',
+        'McpServer: a cluster needs requestState.secret, the same on every replica, so any replica accepts the retries of 2026-07-28 requests',
+      );
+    }
+    if (cluster) {
+      this.link = new ClusterLink(cluster, (change) => this.applyRemoteChange(change), (what, error) => this.reportError(what, error));
+      this.taskRunner.attachCluster({ broadcaster: cluster.broadcaster, replicaId: this.link.replicaId, store: cluster.tasks });
+    }
     if (authentication) {
       this.auth = authentication;
       this.access.requireAuthentication();
@@ -538,7 +595,21 @@ export class McpServer {
   private flushListChanges(): void {
     const notifications = [...this.pendingListChanges];
     this.pendingListChanges.clear();
-    for (const method of notifications) this.changes.listChanged(method);
+    for (const method of notifications) {
+      this.changes.listChanged(method);
+      this.link?.publish({ kind: 'list', method });
+    }
+  }
+
+  /** A change or log on another replica of the cluster, for this replica's clients. */
+  private applyRemoteChange(change: ClusterChange): void {
+    if (change.kind === 'list') this.changes.listChanged(change.method);
+    else if (change.kind === 'resource') this.changes.resourceUpdated(change.uri);
+    else if (isLoggingLevel(change.level)) this.logToSessions(change.level, change.data, change.logger);
+  }
+
+  private logToSessions(level: LoggingLevel, data: unknown, logger: string | undefined): void {
+    for (const connection of this.readyConnections()) connection.log(connection.session, level, data, logger);
   }
 
   /**
@@ -560,6 +631,7 @@ export class McpServer {
 
   private notifySubscribers(uri: string): void {
     this.changes.resourceUpdated(uri);
+    this.link?.publish({ kind: 'resource', uri });
   }
 
   private *readyConnections(): Iterable<Connection> {

@@ -1,4 +1,5 @@
 export { McpServer } from './McpServer';
+export { cluster } from './clusterPlugin';
 export type {
   McpServerOptions,
   ListenOptions,

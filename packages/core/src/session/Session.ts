@@ -29,6 +29,8 @@ export class Session implements RequestScope {
   rootsCache: Promise<unknown[]> | undefined;
   /** Resource uris this client subscribed to with `resources/subscribe`. */
   readonly subscriptions = new Set<string>();
+  /** @internal Told of every change to what other replicas must know of the session (shared sessions). */
+  onChange: (() => void) | undefined;
 
   constructor(
     private readonly channel: SessionChannel,
@@ -39,6 +41,11 @@ export class Session implements RequestScope {
 
   get session(): Session {
     return this;
+  }
+
+  /** @internal Called after the session's state, log level or subscriptions changed. */
+  changed(): void {
+    this.onChange?.();
   }
 
   /** Sends `ping` to the client and resolves when it answers. */

@@ -68,6 +68,10 @@ describe('the layering of @typemcp/core', () => {
     expect(edges.filter((e) => e.from === 'access' && (['transports', 'server', 'features'].includes(e.to) || (e.to === 'runtime' && !e.typeOnly)))).toEqual([]);
   });
 
+  it('keeps the cluster stores below everything that uses them: they take only types from protocol, session and tasks', () => {
+    expect(edges.filter((e) => e.from === 'cluster' && (!e.typeOnly || !['protocol', 'session', 'tasks'].includes(e.to)))).toEqual([]);
+  });
+
   it('keeps decorators thin: no schema work, DI, runtime or I/O behind them, only types from there', () => {
     const heavy = ['runtime', 'features', 'server', 'transports', 'schema', 'validation', 'di', 'access', 'session'];
     expect(edges.filter((e) => e.from === 'decorators' && !e.typeOnly && heavy.includes(e.to))).toEqual([]);

@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { Principal } from '../../access';
 import type { JsonRpcMessage, OutgoingMessage, RequestId } from '../../protocol';
 import type { Transport, TransportSendOptions } from '../../protocol';
-import type { EventStore } from './EventStore';
+import type { EventStore } from '../../cluster';
 import { SseStream } from './SseStream';
 
 /**
@@ -126,6 +126,9 @@ class Exchange {
   }
 }
 
+/** Marks the stream ids of sessions' streams for messages outside requests (GET), as opposed to POST responses. */
+const STANDALONE = 'get-';
+
 /** The HTTP status and headers of an error answer that refuses the caller, or undefined for other errors. */
 export type RefusalHead = (error: { code: number; message?: string; data?: unknown }) => { status: number; headers?: Record<string, string> } | undefined;
 
@@ -146,6 +149,9 @@ export class HttpSessionTransport implements Transport {
   private closed = false;
   /** Who sent the POST being delivered. */
   private caller: Principal | undefined;
+  /** While the session is being saved (shared sessions), what it sends waits, so no answer overtakes the save. */
+  private saving: Promise<void> | undefined;
+  private readonly held: Array<{ message: OutgoingMessage; relatedRequestId: RequestId | undefined; delivering: Exchange | undefined }> = [];
 
   constructor(
     readonly sessionId: string | undefined,
@@ -169,7 +175,16 @@ export class HttpSessionTransport implements Transport {
     return this.caller;
   }
 
-  /** The subject that opened the session; another one may not use it. */
+  /** The subject the session belongs to, once known. */
+  get owner(): string | undefined {
+    return this.options.owner;
+  }
+
+  /** Takes the owner another replica recorded. */
+  set owner(subject: string | undefined) {
+    this.options.owner = subject;
+  }
+
   /**
    * Checks that `subject` may use this session. A session opened anonymously becomes the first
    * authenticated caller's (a client that stepped up keeps its session); then it is theirs only.
@@ -246,9 +261,14 @@ export class HttpSessionTransport implements Transport {
   openStandalone(res: ServerResponse, headers: Record<string, string>): boolean {
     this.lastActivity = Date.now();
     if (this.standalone?.attached) return false;
-    this.standalone ??= new SseStream(`${this.streamPrefix}${randomUUID()}`, this.eventStore);
+    this.standalone ??= new SseStream(`${this.streamPrefix}${STANDALONE}${randomUUID()}`, this.eventStore);
     this.standalone.attach(res, headers);
     return true;
+  }
+
+  /** The id of the session's stream for messages outside requests, once opened. */
+  get streamId(): string | undefined {
+    return this.standalone?.id;
   }
 
   /** Resumes a stream after `lastEventId` on `res`; false when the event is unknown. */
@@ -265,7 +285,12 @@ export class HttpSessionTransport implements Transport {
     const exchange = [...this.exchanges].find((e) => e.streamId === streamId);
     if (exchange) exchange.resumeOn(res);
     else if (this.standalone?.id === streamId) this.standalone.attach(res, headers);
-    else res.end(); // that stream has finished: everything it carried was replayed
+    else if (streamId.startsWith(`${this.streamPrefix}${STANDALONE}`)) {
+      // The session's stream, opened on another replica: it goes on from here.
+      this.standalone?.end();
+      this.standalone = new SseStream(streamId, this.eventStore);
+      this.standalone.attach(res, headers);
+    } else res.end(); // that stream has finished (or runs on another replica): everything it carried was replayed
     return true;
   }
 
@@ -275,8 +300,54 @@ export class HttpSessionTransport implements Transport {
 
   send(message: OutgoingMessage, options?: TransportSendOptions): void {
     if (this.closed) return;
+    if (this.saving) {
+      this.held.push({ message, relatedRequestId: options?.relatedRequestId, delivering: this.delivering });
+      return;
+    }
     const messages = Array.isArray(message) ? message : [message];
     for (const item of messages) this.route(item, options?.relatedRequestId);
+  }
+
+  /**
+   * Holds what the session sends until `save` settles (a shared session's record is being
+   * written), so a client never hears an answer before every replica can read what led to it.
+   */
+  holdUntil(save: Promise<void>): void {
+    const saving: Promise<void> = Promise.all([this.saving, save]).then(
+      () => undefined,
+      () => undefined,
+    );
+    this.saving = saving;
+    void saving.then(() => {
+      if (this.saving !== saving) return; // a later save holds them longer
+      this.saving = undefined;
+      for (const { message, relatedRequestId, delivering } of this.held.splice(0)) {
+        this.delivering = delivering;
+        try {
+          this.send(message, relatedRequestId === undefined ? undefined : { relatedRequestId });
+        } finally {
+          this.delivering = undefined;
+        }
+      }
+    });
+  }
+
+  /** Resolves once nothing is held back (see holdUntil). */
+  async settled(): Promise<void> {
+    while (this.saving) await this.saving;
+  }
+
+  /** True when the session's stream for messages outside requests is open on this process. */
+  get hasStream(): boolean {
+    return this.standalone?.attached ?? false;
+  }
+
+  /** Another process took over the session's stream: this one ends its own. */
+  dropStream(exceptId: string): void {
+    if (this.standalone && this.standalone.id !== exceptId) {
+      this.standalone.end();
+      this.standalone = undefined;
+    }
   }
 
   async close(): Promise<void> {

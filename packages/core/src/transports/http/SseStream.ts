@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { JsonRpcMessage } from '../../protocol';
-import type { EventStore } from './EventStore';
+import type { EventStore } from '../../cluster';
 
 /**
  * One Server-Sent Events stream carrying JSON-RPC messages. Messages are recorded in the

@@ -3,10 +3,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthChallenge, Authentication, Principal } from '../../access';
 import { AccessDeniedError, DefinitionError, ErrorCode, McpError } from '../../errors';
 import { HANDSHAKE_VERSIONS, isModernVersion, isServedVersion, PROTOCOL_VERSION_META, quote, VERSION_WITHOUT_HEADER } from '../../protocol';
-import type { RequestId } from '../../protocol';
+import type { JsonRpcMessage, RequestId } from '../../protocol';
 import type { Transport } from '../../protocol';
-import { InMemoryEventStore } from './EventStore';
-import type { EventStore } from './EventStore';
+import { InMemoryEventStore } from '../../cluster';
+import type { EventStore, SessionRecord } from '../../cluster';
+import type { Session } from '../../session';
 import { HttpSessionTransport } from './HttpSessionTransport';
 import type { RefusalHead } from './HttpSessionTransport';
 import { LegacySseSessions } from './LegacySseSessions';
@@ -15,16 +16,23 @@ import type { HeaderParam } from './mirroredHeaders';
 import { HttpError, readBody } from './readBody';
 import { requestedVersion } from '../../session';
 import { checkRequestOrigin } from './security';
+import { SharedSessions } from './SharedSessions';
+import type { ClusterMember } from './SharedSessions';
 import type { HttpSecurityOptions } from './security';
 
 /** What the HTTP side needs of a server: a way to serve one transport. */
 export interface HttpServerHost {
-  /** Serves one transport; resolves with its session (`state` tells whether `initialize` succeeded). */
-  connect(transport: Transport, options?: { assumeProtocolVersion?: string }): Promise<{ readonly state: string }>;
+  /**
+   * Serves one transport; resolves with its session (`state` tells whether `initialize`
+   * succeeded). `restore` continues a session another replica opened.
+   */
+  connect(transport: Transport, options?: { assumeProtocolVersion?: string; restore?: SessionRecord }): Promise<Session>;
   /** The arguments of a tool that its 2026-07-28 requests mirror in `Mcp-Param-*` headers. */
   headerParams(toolName: string): readonly HeaderParam[];
   /** How requests are authenticated, when the server has an authentication plugin. */
   readonly authentication?: Authentication;
+  /** The cluster this server is a replica of, when it has one: sessions are shared. */
+  readonly cluster?: ClusterMember;
 }
 
 export interface HttpHandlerOptions extends HttpSecurityOptions {
@@ -48,7 +56,10 @@ export interface HttpHandlerOptions extends HttpSecurityOptions {
    * the longest; when every session has a request in progress, `initialize` gets 503.
    */
   maxSessions?: number;
-  /** Where SSE events are kept for `Last-Event-ID` resumption; `false` turns resumption off. */
+  /**
+   * Where SSE events are kept for `Last-Event-ID` resumption (default: in memory, or the
+   * cluster's store); `false` turns resumption off.
+   */
   eventStore?: EventStore | false;
   /**
    * Protocol 2026-07-28: an SSE comment is written this often on a response stream (default
@@ -77,7 +88,8 @@ const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOptions = {}): NodeHttpHandler {
   const sessions = new Map<string, HttpSessionTransport>();
-  const eventStore = options.eventStore === false ? undefined : (options.eventStore ?? new InMemoryEventStore());
+  const cluster = options.stateless ? undefined : host.cluster;
+  const eventStore = options.eventStore === false ? undefined : (options.eventStore ?? cluster?.options.events ?? new InMemoryEventStore());
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
   const idleMs = options.sessionIdleTimeoutMs ?? 30 * 60_000;
@@ -93,19 +105,43 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
   let closing = false;
   let inFlight = 0;
 
+  /** Refusals of answers a session's transport writes; set below. */
+  let refusal: RefusalHead;
+  const shared =
+    cluster &&
+    new SharedSessions(
+      cluster,
+      sessions,
+      idleMs,
+      async (record) => {
+        makeRoomForSession();
+        const transport = new HttpSessionTransport(record.id, eventStore, () => sessions.delete(record.id), { refusal, owner: record.owner });
+        return { transport, session: await host.connect(transport, { restore: record }) };
+      },
+      cluster.reportError,
+    );
+  let sharedReady = shared === undefined;
+
   const sweeper = setInterval(() => {
     const now = Date.now();
     for (const [id, transport] of sessions) {
-      if (!transport.busy && now - transport.lastActivity > idleMs) {
+      if (transport.busy || now - transport.lastActivity <= idleMs) continue;
+      if (!shared) {
         sessions.delete(id);
         void transport.close();
+      } else if (!transport.hasStream) {
+        shared.forget(id); // idle here; the record stays for the other replicas
+      } else {
+        // Quiet here, but its stream is here: it lives as long as the session does anywhere.
+        transport.lastActivity = now;
+        void shared.exists(id).then((exists) => exists || shared.forget(id), (error) => cluster.reportError('cluster: reading a session failed', error));
       }
     }
   }, Math.min(idleMs, 60_000));
   sweeper.unref();
 
   /** An access refusal answered alone gets 401 or 403, with the authentication's challenge. */
-  const refusal: RefusalHead = (error) => {
+  refusal = (error) => {
     if (error.code !== ErrorCode.AccessDenied) return undefined;
     const { reason, scopes } = (error.data ?? {}) as { reason?: string; scopes?: string[] };
     const auth = host.authentication;
@@ -134,6 +170,10 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     inFlight++;
     try {
       if (closing) throw new HttpError(503, 'Server is shutting down');
+      if (!sharedReady) {
+        await shared!.ready;
+        sharedReady = true;
+      }
       const pathname = (req.url ?? '/').split('?')[0];
       const document = req.method === 'GET' ? host.authentication?.documents?.get(pathname) : undefined;
       if (document) return sendDocument(res, document);
@@ -182,6 +222,7 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     }
     await Promise.all([...sessions.values()].map((s) => s.close()));
     sessions.clear();
+    await shared?.close();
     await legacy?.close();
   };
 
@@ -230,22 +271,28 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
       const sessionId = randomUUID();
       transport = new HttpSessionTransport(sessionId, eventStore, () => sessions.delete(sessionId), { refusal, owner: principal?.subject });
       const session = await host.connect(transport);
+      shared?.track(transport, session);
       sessions.set(sessionId, transport);
       headers['mcp-session-id'] = sessionId;
       await transport.deliverRequests(payload, requestIds, res, headers, principal);
       // A refused initialize leaves no session behind.
       if (session.state === 'awaiting-initialize') {
+        shared?.forget(sessionId);
         sessions.delete(sessionId);
         await transport.close();
       }
       return;
     } else {
-      transport = sessionFor(req, principal);
+      transport = await sessionFor(req, principal);
       protocolVersionOf(req);
+      // Answers to another replica's requests go there; notifications reach every replica.
+      if (shared) payload = keepShape(payload, shared.dispatch(transport.sessionId!, messages as unknown as JsonRpcMessage[]));
     }
 
     if (requestIds.length === 0) {
-      transport.deliver(payload, principal);
+      if (payload !== undefined) transport.deliver(payload, principal);
+      // What the notifications changed (initialized) is saved before the client may go on elsewhere.
+      if (shared) await transport.settled();
       res.writeHead(202).end();
       if (options.stateless) void transport.close();
       return;
@@ -313,14 +360,16 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     if (!String(req.headers.accept ?? '').includes('text/event-stream')) {
       throw new HttpError(406, 'Not Acceptable: the client must accept text/event-stream');
     }
-    const transport = sessionFor(req, principal);
+    const transport = await sessionFor(req, principal);
     const headers = { 'mcp-session-id': transport.sessionId! };
     const lastEventId = req.headers['last-event-id'];
     if (typeof lastEventId === 'string' && lastEventId !== '') {
       if (!(await transport.resume(lastEventId, res, headers))) throw new HttpError(404, `Unknown or expired Last-Event-ID ${JSON.stringify(lastEventId)}`);
-      return;
+    } else if (!transport.openStandalone(res, headers)) {
+      throw new HttpError(409, 'Conflict: this session already has an open stream');
     }
-    if (!transport.openStandalone(res, headers)) throw new HttpError(409, 'Conflict: this session already has an open stream');
+    // The session's stream is where it was opened last: other replicas end theirs.
+    if (shared && transport.hasStream) shared.streamOpened(transport.sessionId!, transport.streamId!);
   }
 
   async function remove(req: IncomingMessage, res: ServerResponse, principal: Principal | undefined): Promise<void> {
@@ -328,7 +377,8 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
       res.setHeader('allow', 'POST');
       throw new HttpError(405, 'Method Not Allowed: a stateless server has no sessions');
     }
-    const transport = sessionFor(req, principal);
+    const transport = await sessionFor(req, principal);
+    if (shared) await shared.end(transport.sessionId!);
     sessions.delete(transport.sessionId!);
     await transport.close();
     res.writeHead(200).end();
@@ -342,21 +392,30 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
       if (!entry[1].busy && (!oldest || entry[1].lastActivity < oldest[1].lastActivity)) oldest = entry;
     }
     if (!oldest) throw new HttpError(503, `Service Unavailable: ${maxSessions} sessions are busy; try again later`);
+    if (shared) return shared.forget(oldest[0]); // only this replica's copy: the session goes on elsewhere
     sessions.delete(oldest[0]);
     void oldest[1].close();
   }
 
-  function sessionFor(req: IncomingMessage, principal: Principal | undefined): HttpSessionTransport {
+  async function sessionFor(req: IncomingMessage, principal: Principal | undefined): Promise<HttpSessionTransport> {
     const id = req.headers['mcp-session-id'];
     if (typeof id !== 'string' || id === '') throw new HttpError(400, 'Bad Request: Mcp-Session-Id header is required');
-    const transport = sessions.get(id);
+    const transport = shared ? await shared.find(id) : sessions.get(id);
     if (!transport) throw new HttpError(404, 'Session not found: it never existed, ended or expired; initialize a new one');
     // A session id is no credential: only the subject that opened the session may use it.
+    const owner = transport.owner;
     if (!transport.admits(principal?.subject)) throw new HttpError(403, 'Forbidden: this session belongs to another principal');
+    if (shared && transport.owner !== owner) await shared.saveCopy(id);
     return transport;
   }
 
   return handler;
+}
+
+/** What is left of a POST body once some messages went elsewhere: undefined when none is left. */
+function keepShape(payload: unknown, kept: JsonRpcMessage[]): unknown {
+  if (Array.isArray(payload)) return kept.length === payload.length ? payload : kept.length > 0 ? kept : undefined;
+  return kept.length === 1 ? kept[0] : undefined;
 }
 
 function isRequestId(id: unknown): id is RequestId {

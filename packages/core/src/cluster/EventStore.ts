@@ -1,4 +1,4 @@
-import type { JsonRpcMessage } from '../../protocol';
+import type { JsonRpcMessage } from '../protocol';
 
 /**
  * Keeps the events sent on SSE streams so a client that lost its connection can resume

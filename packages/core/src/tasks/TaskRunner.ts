@@ -1,0 +1,382 @@
+import { randomUUID } from 'node:crypto';
+import type { Broadcaster, ClusterMessage } from '../cluster/Broadcaster';
+import { DefinitionError } from '../errors';
+import { InMemoryTaskStore } from './InMemoryTaskStore';
+import { isTerminal } from './TaskStore';
+import type { TaskRecord, TaskStatus, TaskStore } from './TaskStore';
+
+/** How a server keeps and runs tasks (`McpServer` option `tasks`). */
+export interface TaskOptions {
+  /** Where tasks are kept; a cluster's `tasks` store, else an InMemoryTaskStore. */
+  store?: TaskStore;
+  /** The `pollInterval` suggested to clients, and how often a waiting `tasks/result` re-reads the store; default 1000 ms. */
+  pollIntervalMs?: number;
+  /** How long a task is kept when the client asks for no `ttl`; default 1 hour. */
+  defaultTtlMs?: number;
+  /** The longest `ttl` granted; longer requests are cut to it. Default 24 hours. */
+  maxTtlMs?: number;
+  /** How long a replica holds a task it runs without renewing; default 10 000 ms. */
+  leaseMs?: number;
+  /** How often a replica renews its leases and claims the tasks of replicas that stopped; default 3000 ms. */
+  renewIntervalMs?: number;
+}
+
+/** How a task ended, as the executor reports it. */
+export interface TaskOutcome {
+  status: Extract<TaskStatus, 'completed' | 'failed'>;
+  statusMessage?: string;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+/** Runs a task's request on this replica; resolves with how it ended (never rejects). */
+export type TaskExecutor = (task: TaskRecord, signal: AbortSignal) => Promise<TaskOutcome>;
+
+/** What the runner tells the feature of status changes (for `notifications/tasks/status`). */
+export interface TaskStatusListener {
+  /** True when this replica serves the session the task belongs to; only then `changed` gets the task. */
+  wants(session: string | undefined): boolean;
+  changed(task: TaskRecord): void;
+}
+
+/** What the cluster gives the task runtime: see `TaskRunner.attachCluster`. */
+export interface TaskClusterAttachment {
+  broadcaster?: Broadcaster;
+  replicaId?: string;
+  store?: TaskStore;
+}
+
+/** The topic task status changes travel on between replicas. */
+export const TASKS_TOPIC = 'tasks';
+
+/** The message that fails a task whose replica stopped and whose tool is not idempotent. */
+export const NOT_RERUN_MESSAGE =
+  'The server replica running this task stopped before it finished; the tool is not marked idempotent (annotations.idempotentHint), so it was not run again';
+
+interface StatusMessage extends ClusterMessage {
+  from: string;
+  taskId: string;
+  status: TaskStatus;
+  session?: string;
+}
+
+const DEFAULTS = {
+  pollIntervalMs: 1000,
+  defaultTtlMs: 60 * 60_000,
+  maxTtlMs: 24 * 60 * 60_000,
+  leaseMs: 10_000,
+  renewIntervalMs: 3000,
+};
+
+/**
+ * The task runtime of one server (one replica): creates tasks in the store, runs them in the
+ * background, renews the leases of the tasks it runs, claims those of replicas that stopped,
+ * and tells waiters (here, and through the broadcaster on other replicas) of status changes.
+ * Nothing runs until the first task tool appears (`start`): a server without one pays nothing.
+ */
+export class TaskRunner {
+  readonly settings: Required<Omit<TaskOptions, 'store'>>;
+  private storeValue: TaskStore | undefined;
+  private broadcaster: Broadcaster | undefined;
+  private replica: string = `replica-${randomUUID()}`;
+  private executor: TaskExecutor | undefined;
+  private listener: TaskStatusListener | undefined;
+  /** The tasks this replica runs, by id. */
+  private readonly running = new Map<string, AbortController>();
+  private readonly waiters = new Map<string, Set<() => void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private unsubscribe: Promise<() => Promise<void>> | undefined;
+  private started = false;
+  private closed = false;
+  private ticking = false;
+
+  constructor(
+    options: TaskOptions = {},
+    private readonly reportError: (what: string, error: unknown) => void = () => undefined,
+  ) {
+    this.storeValue = options.store;
+    this.settings = {
+      pollIntervalMs: positive(options.pollIntervalMs, DEFAULTS.pollIntervalMs, 'pollIntervalMs'),
+      defaultTtlMs: positive(options.defaultTtlMs, DEFAULTS.defaultTtlMs, 'defaultTtlMs'),
+      maxTtlMs: positive(options.maxTtlMs, DEFAULTS.maxTtlMs, 'maxTtlMs'),
+      leaseMs: positive(options.leaseMs, DEFAULTS.leaseMs, 'leaseMs'),
+      renewIntervalMs: positive(options.renewIntervalMs, DEFAULTS.renewIntervalMs, 'renewIntervalMs'),
+    };
+  }
+
+  /** The store: the one given, else an InMemoryTaskStore made on first use. */
+  get store(): TaskStore {
+    return (this.storeValue ??= new InMemoryTaskStore());
+  }
+
+  /** This replica's name, recorded as the runner of the tasks it runs. */
+  get replicaId(): string {
+    return this.replica;
+  }
+
+  /**
+   * @internal The hook for the cluster: makes this runtime one replica of a cluster. Tasks are
+   * kept in `store` (shared by the replicas), status changes are published on `broadcaster`
+   * (topic `tasks`) so waiters and runners on other replicas react at once, and `replicaId`
+   * names this replica as the runner of its tasks. Call before the server serves.
+   */
+  attachCluster({ broadcaster, replicaId, store }: TaskClusterAttachment): void {
+    if (store) this.storeValue = store;
+    if (replicaId) this.replica = replicaId;
+    if (broadcaster && broadcaster !== this.broadcaster) {
+      this.dropSubscription();
+      this.broadcaster = broadcaster;
+      if (this.started && !this.closed) this.subscribe();
+    }
+  }
+
+  /** @internal Who runs the tasks' requests, and who hears of their status changes. */
+  bind(executor: TaskExecutor, listener?: TaskStatusListener): void {
+    this.executor = executor;
+    this.listener = listener;
+  }
+
+  /** Starts the lease timer (unref'd) and the broadcaster subscription; idempotent. */
+  start(): void {
+    if (this.started || this.closed) return;
+    this.started = true;
+    this.timer = setInterval(() => void this.tick(), this.settings.renewIntervalMs);
+    this.timer.unref();
+    if (this.broadcaster) this.subscribe();
+  }
+
+  /** The ttl granted for a requested one: the default when none, cut to the maximum. */
+  ttlFor(requested: number | undefined): number {
+    return Math.min(requested ?? this.settings.defaultTtlMs, this.settings.maxTtlMs);
+  }
+
+  /** Stores a new task and starts running it here; resolves once it is stored (so `tasks/get` finds it). */
+  async create(task: TaskRecord): Promise<TaskRecord> {
+    this.start();
+    await this.store.create(task);
+    this.run(task);
+    return task;
+  }
+
+  /** A fresh record for a new task run by this replica. */
+  newRecord(fields: Pick<TaskRecord, 'owner' | 'request' | 'rerunnable' | 'ttlMs'>): TaskRecord {
+    const now = new Date().toISOString();
+    return {
+      taskId: randomUUID(),
+      status: 'working',
+      createdAt: now,
+      lastUpdatedAt: now,
+      pollIntervalMs: this.settings.pollIntervalMs,
+      runner: this.replica,
+      leaseUntil: Date.now() + this.settings.leaseMs,
+      ...fields,
+    };
+  }
+
+  /** Cancels a task that is not terminal: stores `cancelled`, then aborts its run wherever it is. */
+  async cancel(task: TaskRecord, statusMessage: string): Promise<TaskRecord | undefined> {
+    const updated = await this.store.update(task.taskId, { status: 'cancelled', statusMessage, lastUpdatedAt: new Date().toISOString() });
+    if (updated?.status === 'cancelled') {
+      this.abortLocal(updated.taskId, new Error(statusMessage));
+      await this.changed(updated);
+    }
+    return updated;
+  }
+
+  /** Resolves with the task once terminal (or undefined once gone); rejects when `signal` aborts. */
+  async waitForTerminal(taskId: string, signal: AbortSignal): Promise<TaskRecord | undefined> {
+    for (;;) {
+      const task = await this.store.get(taskId);
+      if (!task || isTerminal(task.status)) return task;
+      await this.nextChange(taskId, signal);
+    }
+  }
+
+  /** Stops timers, the subscription and this replica's runs (their tasks stay for another replica to claim). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    for (const controller of this.running.values()) controller.abort(new Error('The server closed'));
+    this.running.clear();
+    for (const wakers of this.waiters.values()) for (const wake of wakers) wake();
+    const unsubscribe = this.unsubscribe;
+    this.unsubscribe = undefined;
+    if (unsubscribe) await unsubscribe.then((stop) => stop()).catch((error) => this.reportError('tasks: unsubscribing failed', error));
+  }
+
+  /** @internal The ids of the tasks this replica runs now (for tests and diagnostics). */
+  get runningTaskIds(): string[] {
+    return [...this.running.keys()];
+  }
+
+  private run(task: TaskRecord): void {
+    const executor = this.executor;
+    if (!executor || this.closed) return;
+    const controller = new AbortController();
+    this.running.set(task.taskId, controller);
+    let outcome: Promise<TaskOutcome>;
+    try {
+      outcome = executor(task, controller.signal);
+    } catch (error) {
+      outcome = Promise.reject(error);
+    }
+    outcome
+      .catch((error: unknown): TaskOutcome => {
+        this.reportError(`task ${task.taskId} failed`, error);
+        return { status: 'failed', statusMessage: 'Internal error', error: { code: -32603, message: 'Internal error' } };
+      })
+      .then((ended) => this.finish(task.taskId, controller, ended))
+      .catch((error) => this.reportError(`task ${task.taskId}: storing its outcome failed`, error));
+  }
+
+  private async finish(taskId: string, controller: AbortController, outcome: TaskOutcome): Promise<void> {
+    if (this.running.get(taskId) === controller) this.running.delete(taskId);
+    // Cancelled: the store says so already. Closed: the task is left for another replica.
+    if (controller.signal.aborted || this.closed) return;
+    const current = await this.store.get(taskId);
+    // Another replica claimed it meanwhile (this one missed its renewals): its run counts.
+    if (!current || current.runner !== this.replica || isTerminal(current.status)) return;
+    const changes: Partial<TaskRecord> = { status: outcome.status, lastUpdatedAt: new Date().toISOString() };
+    if (outcome.statusMessage !== undefined) changes.statusMessage = outcome.statusMessage;
+    if (outcome.result !== undefined) changes.result = outcome.result;
+    if (outcome.error !== undefined) changes.error = outcome.error;
+    const updated = await this.store.update(taskId, changes);
+    if (updated?.status === outcome.status) await this.changed(updated);
+  }
+
+  /** Renews this replica's leases, then claims the tasks whose replicas stopped renewing theirs. */
+  private async tick(): Promise<void> {
+    if (this.ticking || this.closed) return;
+    this.ticking = true;
+    try {
+      const now = Date.now();
+      const leaseUntil = now + this.settings.leaseMs;
+      if (this.running.size > 0) await this.store.renew(this.replica, [...this.running.keys()], leaseUntil);
+      if (this.closed) return;
+      const claimed = await this.store.claimExpired(this.replica, now, leaseUntil);
+      for (const task of claimed) {
+        if (this.closed) return;
+        if (task.rerunnable && this.executor) {
+          this.run(task);
+          continue;
+        }
+        const failed = await this.store.update(task.taskId, {
+          status: 'failed',
+          statusMessage: NOT_RERUN_MESSAGE,
+          error: { code: -32603, message: NOT_RERUN_MESSAGE },
+          lastUpdatedAt: new Date().toISOString(),
+        });
+        if (failed?.status === 'failed') await this.changed(failed);
+      }
+    } catch (error) {
+      this.reportError('tasks: renewing or claiming leases failed', error);
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  /** A task's status changed here: wake local waiters, tell the session, publish to the other replicas. */
+  private async changed(task: TaskRecord): Promise<void> {
+    this.wake(task.taskId);
+    const session = sessionOf(task);
+    if (this.listener?.wants(session)) this.listener.changed(task);
+    if (!this.broadcaster) return;
+    const message: StatusMessage = { from: this.replica, taskId: task.taskId, status: task.status };
+    if (session !== undefined) message.session = session;
+    try {
+      await this.broadcaster.publish(TASKS_TOPIC, message);
+    } catch (error) {
+      // Waiters elsewhere still see it at their next poll.
+      this.reportError('tasks: publishing a status change failed', error);
+    }
+  }
+
+  /** Another replica changed a task. */
+  private received(message: ClusterMessage): void {
+    const { from, taskId, status, session } = message as Partial<StatusMessage>;
+    if (from === this.replica || typeof taskId !== 'string') return;
+    if (status === 'cancelled') this.abortLocal(taskId, new Error('The task was cancelled'));
+    this.wake(taskId);
+    const listener = this.listener;
+    if (listener?.wants(typeof session === 'string' ? session : undefined)) {
+      this.store.get(taskId).then(
+        (task) => task && listener.changed(task),
+        (error) => this.reportError('tasks: reading a changed task failed', error),
+      );
+    }
+  }
+
+  private abortLocal(taskId: string, reason: Error): void {
+    const controller = this.running.get(taskId);
+    if (!controller) return;
+    this.running.delete(taskId);
+    controller.abort(reason);
+  }
+
+  private wake(taskId: string): void {
+    const wakers = this.waiters.get(taskId);
+    if (!wakers) return;
+    this.waiters.delete(taskId);
+    for (const wake of wakers) wake();
+  }
+
+  /** Resolves at the task's next status change, or after one poll interval (a lost message only delays). */
+  private nextChange(taskId: string, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.reject(signal.reason);
+    if (this.closed) return Promise.reject(new Error('The server closed'));
+    return new Promise<void>((resolve, reject) => {
+      let wakers = this.waiters.get(taskId);
+      if (!wakers) this.waiters.set(taskId, (wakers = new Set()));
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        const current = this.waiters.get(taskId);
+        current?.delete(wake);
+        if (current?.size === 0) this.waiters.delete(taskId);
+      };
+      const wake = () => {
+        done();
+        if (this.closed) reject(new Error('The server closed'));
+        else resolve();
+      };
+      const onAbort = () => {
+        done();
+        reject(signal.reason);
+      };
+      const timer = setTimeout(wake, this.settings.pollIntervalMs);
+      timer.unref();
+      wakers.add(wake);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private subscribe(): void {
+    const broadcaster = this.broadcaster!;
+    this.unsubscribe = broadcaster.subscribe(TASKS_TOPIC, (message) => this.received(message));
+    this.unsubscribe.catch((error) => this.reportError('tasks: subscribing to status changes failed', error));
+  }
+
+  private dropSubscription(): void {
+    const unsubscribe = this.unsubscribe;
+    this.unsubscribe = undefined;
+    unsubscribe?.then((stop) => stop()).catch(() => undefined);
+  }
+}
+
+/** The `_meta` key under which a task's request keeps what it needs to run again. */
+export const TASK_RUN_META = 'dev.typemcp/task';
+
+/** The handshake-era session a task was created in, if any. */
+function sessionOf(task: TaskRecord): string | undefined {
+  const meta = task.request.params._meta as Record<string, unknown> | undefined;
+  const run = meta?.[TASK_RUN_META] as { session?: unknown } | undefined;
+  return typeof run?.session === 'string' ? run.session : undefined;
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!(Number.isInteger(value) && value > 0)) throw new DefinitionError('INVALID_OPTION', `McpServer: tasks.${name} must be a positive integer of milliseconds, not ${String(value)}`);
+  return value;
+}

@@ -1,0 +1,248 @@
+import type { ClusterMessage, ClusterOptions, SessionRecord } from '../../cluster';
+import type { JsonRpcMessage, RequestId } from '../../protocol';
+import type { Session } from '../../session';
+import type { HttpSessionTransport } from './HttpSessionTransport';
+
+/** A server that is one replica of a cluster, as the HTTP side sees it. */
+export interface ClusterMember {
+  readonly options: ClusterOptions;
+  readonly replicaId: string;
+  /** Resolves once this replica hears the others. */
+  readonly ready: Promise<void>;
+  reportError(what: string, error: unknown): void;
+}
+
+/** The sessions topic: every replica hears of session updates, ends, stream moves and client notifications. */
+const SESSIONS_TOPIC = 'sessions';
+
+type SessionEvent =
+  | { kind: 'record'; origin: string; record: SessionRecord }
+  | { kind: 'ended'; origin: string; id: string }
+  | { kind: 'stream'; origin: string; id: string; streamId: string }
+  | { kind: 'notify'; origin: string; id: string; messages: JsonRpcMessage[] };
+
+/** The topic of one replica: answers from clients to the requests it sent. */
+export function replicaTopic(replicaId: string): string {
+  return `replica:${replicaId}`;
+}
+
+/**
+ * Handshake-era sessions shared by the replicas of a cluster: each replica keeps a local copy
+ * of the sessions it serves, made from the shared record when a request for an unknown session
+ * arrives; changes are saved and announced, so every copy follows. A client's answer to a
+ * request another replica sent is routed there; its notifications reach every copy.
+ */
+export class SharedSessions {
+  private readonly touched = new Map<string, number>();
+  /** The sessions of the local copies, to follow other replicas' changes. */
+  private readonly sessions = new Map<string, Session>();
+  private readonly restoring = new Map<string, Promise<HttpSessionTransport | undefined>>();
+  private readonly unsubscribes: Array<Promise<() => Promise<void>>>;
+  readonly ready: Promise<void>;
+
+  constructor(
+    private readonly member: ClusterMember,
+    private readonly local: Map<string, HttpSessionTransport>,
+    /** How long a session lives without requests: the record's time to live. */
+    private readonly ttlMs: number,
+    /** Makes the local copy of a recorded session. */
+    private readonly restore: (record: SessionRecord) => Promise<{ transport: HttpSessionTransport; session: Session }>,
+    private readonly reportError: (what: string, error: unknown) => void,
+  ) {
+    const { broadcaster } = member.options;
+    this.unsubscribes = [
+      broadcaster.subscribe(SESSIONS_TOPIC, (message) => this.onSessionEvent(message as SessionEvent)),
+      broadcaster.subscribe(replicaTopic(member.replicaId), (message) => this.onAnswer(message)),
+    ];
+    this.unsubscribes.forEach((subscribed) => subscribed.catch((error) => reportError('cluster: subscribing failed', error)));
+    this.ready = Promise.all([member.ready, ...this.unsubscribes]).then(() => undefined);
+  }
+
+  private get store() {
+    return this.member.options.sessions;
+  }
+
+  /** Saves and announces every change of a session this replica serves; its answers wait for the save. */
+  track(transport: HttpSessionTransport, session: Session): void {
+    this.sessions.set(session.id, session);
+    session.onChange = () => transport.holdUntil(this.save(transport, session));
+  }
+
+  /** Writes the session's record and tells the other replicas. */
+  async save(transport: HttpSessionTransport, session: Session): Promise<void> {
+    if (session.state !== 'initializing' && session.state !== 'ready') return;
+    const record: SessionRecord = {
+      id: session.id,
+      state: session.state,
+      protocolVersion: session.protocolVersion,
+      clientCapabilities: session.clientCapabilities,
+      subscriptions: [...session.subscriptions],
+    };
+    if (session.clientInfo !== undefined) record.clientInfo = session.clientInfo;
+    if (session.logLevel !== undefined) record.logLevel = session.logLevel;
+    if (transport.owner !== undefined) record.owner = transport.owner;
+    try {
+      await this.store.set(record, this.ttlMs);
+      this.touched.set(record.id, Date.now());
+      await this.publish({ kind: 'record', origin: this.member.replicaId, record });
+    } catch (error) {
+      this.reportError(`cluster: saving session ${session.id} failed`, error);
+    }
+  }
+
+  /** Saves the local copy of a session (its owner changed). */
+  async saveCopy(id: string): Promise<void> {
+    const transport = this.local.get(id);
+    const session = this.sessions.get(id);
+    if (transport && session) await this.save(transport, session);
+  }
+
+  /**
+   * The local copy of a session: kept, or made from its record. Its record's life is extended
+   * now and then (a fraction of its time to live), not on every request. Undefined when the
+   * session is unknown or ended.
+   */
+  async find(id: string): Promise<HttpSessionTransport | undefined> {
+    const known = this.local.get(id);
+    if (known) {
+      const last = this.touched.get(id) ?? 0;
+      if (Date.now() - last < Math.min(this.ttlMs / 4, 60_000)) return known;
+      this.touched.set(id, Date.now());
+      if (await this.store.touch(id, this.ttlMs)) return known;
+      this.forget(id);
+      return undefined;
+    }
+    let restoring = this.restoring.get(id);
+    if (!restoring) {
+      restoring = this.restoreCopy(id).finally(() => this.restoring.delete(id));
+      this.restoring.set(id, restoring);
+    }
+    return restoring;
+  }
+
+  private async restoreCopy(id: string): Promise<HttpSessionTransport | undefined> {
+    const record = await this.store.get(id);
+    if (!record) return undefined;
+    const { transport, session } = await this.restore(record);
+    this.track(transport, session);
+    this.local.set(id, transport);
+    this.touched.set(id, Date.now());
+    return transport;
+  }
+
+  /** Ends a session everywhere (DELETE). */
+  async end(id: string): Promise<void> {
+    this.forget(id);
+    await this.store.delete(id);
+    await this.publish({ kind: 'ended', origin: this.member.replicaId, id });
+  }
+
+  /** True when the record still exists (for a local copy idle here but maybe busy elsewhere). */
+  async exists(id: string): Promise<boolean> {
+    return (await this.store.get(id)) !== undefined;
+  }
+
+  /** Forgets the local copy of a session, leaving the record to the other replicas. */
+  forget(id: string): void {
+    this.touched.delete(id);
+    this.sessions.delete(id);
+    const transport = this.local.get(id);
+    this.local.delete(id);
+    void transport?.close();
+  }
+
+  /** This replica now holds the session's stream: the others end theirs. */
+  streamOpened(id: string, streamId: string): void {
+    void this.publish({ kind: 'stream', origin: this.member.replicaId, id, streamId });
+  }
+
+  /**
+   * Of the messages a client POSTed, routes answers to requests another replica sent there and
+   * copies notifications to every replica; returns what this replica handles itself.
+   */
+  dispatch(id: string, messages: JsonRpcMessage[]): JsonRpcMessage[] {
+    const mine: JsonRpcMessage[] = [];
+    const notifications: JsonRpcMessage[] = [];
+    for (const message of messages) {
+      const asker = 'method' in message ? undefined : askerOf((message as { id?: RequestId }).id);
+      if (asker !== undefined && asker !== this.member.replicaId) {
+        void this.publishTo(asker, { id, message });
+        continue;
+      }
+      mine.push(message);
+      if ('method' in message && !('id' in message) && message.method !== 'notifications/initialized') notifications.push(message);
+    }
+    if (notifications.length > 0) void this.publish({ kind: 'notify', origin: this.member.replicaId, id, messages: notifications });
+    return mine;
+  }
+
+  async close(): Promise<void> {
+    for (const subscribed of this.unsubscribes) {
+      try {
+        await (await subscribed)();
+      } catch {
+        // already reported when subscribing; closing goes on
+      }
+    }
+  }
+
+  private onSessionEvent(event: SessionEvent): void {
+    if (event.origin === this.member.replicaId) return;
+    switch (event.kind) {
+      case 'record': {
+        const transport = this.local.get(event.record.id);
+        if (!transport) return;
+        transport.owner = event.record.owner;
+        const session = this.sessions.get(event.record.id);
+        if (session) follow(session, event.record);
+        this.touched.set(event.record.id, Date.now());
+        return;
+      }
+      case 'ended':
+        if (this.local.has(event.id)) this.forget(event.id);
+        return;
+      case 'stream':
+        this.local.get(event.id)?.dropStream(event.streamId);
+        return;
+      case 'notify':
+        this.local.get(event.id)?.deliver(event.messages.length === 1 ? event.messages[0] : event.messages);
+        return;
+    }
+  }
+
+  private onAnswer(message: ClusterMessage): void {
+    const { id, message: answer } = message as { id: string; message: JsonRpcMessage };
+    this.local.get(id)?.deliver(answer);
+  }
+
+  private async publish(event: SessionEvent): Promise<void> {
+    try {
+      await this.member.options.broadcaster.publish(SESSIONS_TOPIC, event as unknown as ClusterMessage);
+    } catch (error) {
+      this.reportError('cluster: publishing a session event failed', error);
+    }
+  }
+
+  private async publishTo(replicaId: string, message: ClusterMessage): Promise<void> {
+    try {
+      await this.member.options.broadcaster.publish(replicaTopic(replicaId), message);
+    } catch (error) {
+      this.reportError(`cluster: routing an answer to replica ${replicaId} failed`, error);
+    }
+  }
+}
+
+/** Takes what may change during a session from another replica's record. */
+function follow(session: Session, record: SessionRecord): void {
+  if (record.state === 'ready' && session.state === 'initializing') session.state = 'ready';
+  session.logLevel = record.logLevel;
+  session.subscriptions.clear();
+  for (const uri of record.subscriptions) session.subscriptions.add(uri);
+}
+
+/** The replica that sent a request, from its id (`<replica>:<n>`); undefined for ids without one. */
+function askerOf(id: RequestId | undefined): string | undefined {
+  if (typeof id !== 'string') return undefined;
+  const colon = id.lastIndexOf(':');
+  return colon > 0 ? id.slice(0, colon) : undefined;
+}
