@@ -87,6 +87,8 @@ export interface PluginTarget {
   hasClientFeature(feature: keyof ClientFeatures): boolean;
   hasAuthentication(): boolean;
   hasCluster(): boolean;
+  /** Why the server cannot join a cluster, or undefined when it can. */
+  clusterRefusal(): string | undefined;
   apply(additions: PluginAdditions): void;
   reportError(what: string, error: unknown): void;
 }
@@ -199,6 +201,9 @@ export class PluginRegistry {
         if (this.target.hasCluster() || additions.cluster !== undefined) {
           throw new DefinitionError('DUPLICATE_NAME', `${where}: the server is already part of a cluster; add one cluster plugin`);
         }
+        // Refused here, inside register(), so the plugin can undo what it opened.
+        const refused = this.target.clusterRefusal();
+        if (refused) throw new DefinitionError('INVALID_OPTION', `${where}: ${refused}`);
         additions.cluster = cluster;
       },
     };

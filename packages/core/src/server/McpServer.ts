@@ -283,6 +283,10 @@ export class McpServer {
       hasClientFeature: (feature) => this.clientFeatures[feature] !== undefined,
       hasAuthentication: () => this.auth !== undefined,
       hasCluster: () => this.link !== undefined,
+      clusterRefusal: () =>
+        this.options.requestState?.secret === undefined
+          ? 'a cluster needs requestState.secret (McpServer({ requestState: { secret } })), the same on every replica, so any replica accepts the retries of 2026-07-28 requests'
+          : undefined,
       apply: (additions) => this.applyPlugin(additions),
       reportError: (what, error) => this.reportError(what, error),
     });
@@ -538,13 +542,6 @@ export class McpServer {
   }
 
   private applyPlugin({ middlewares, routes, notifications, capabilities, clientFeatures, closeHooks, authentication, cluster }: PluginAdditions): void {
-    if (cluster && this.options.requestState?.secret === undefined) {
-      // Checked before anything is applied: a refused plugin adds nothing.
-      throw new DefinitionError(
-        'INVALID_OPTION',
-        'McpServer: a cluster needs requestState.secret, the same on every replica, so any replica accepts the retries of 2026-07-28 requests',
-      );
-    }
     if (cluster) {
       this.link = new ClusterLink(cluster, (change) => this.applyRemoteChange(change), (what, error) => this.reportError(what, error));
       this.taskRunner.attachCluster({ broadcaster: cluster.broadcaster, replicaId: this.link.replicaId, store: cluster.tasks });

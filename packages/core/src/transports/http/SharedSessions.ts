@@ -56,6 +56,8 @@ export class SharedSessions {
     ];
     this.unsubscribes.forEach((subscribed) => subscribed.catch((error) => reportError('cluster: subscribing failed', error)));
     this.ready = Promise.all([member.ready, ...this.unsubscribes]).then(() => undefined);
+    // Awaited by the first request; until then a failure (reported above) must not go unhandled.
+    this.ready.catch(() => undefined);
   }
 
   private get store() {

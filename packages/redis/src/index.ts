@@ -1,0 +1,10 @@
+export { redis } from './redis';
+export type { RedisPluginOptions } from './options';
+export { RedisSessionStore } from './RedisSessionStore';
+export { RedisEventStore } from './RedisEventStore';
+export type { RedisEventStoreOptions } from './RedisEventStore';
+export { RedisBroadcaster } from './RedisBroadcaster';
+export type { RedisBroadcasterOptions } from './RedisBroadcaster';
+export { RedisTaskStore } from './RedisTaskStore';
+export type { RedisStoreOptions } from './keys';
+export { DEFAULT_KEY_PREFIX } from './keys';

@@ -1,0 +1,19 @@
+import type { Redis, RedisOptions } from 'ioredis';
+
+/** Options of the `redis` plugin: give `url` or `client`. */
+export interface RedisPluginOptions {
+  /** Where Redis is: `redis://[user:password@]host[:port][/db]`, or `rediss://` for TLS. The plugin opens the connection and quits it when the server closes. */
+  url?: string;
+  /** A connection of your own (ioredis), instead of `url`. The plugin never closes it: quit it after `server.close()`. */
+  client?: Redis;
+  /** ioredis options for the connection the plugin opens from `url` (TLS, retries, timeouts…). */
+  redisOptions?: RedisOptions;
+  /** Put before every key and channel (default `typemcp:`); give each server sharing one Redis its own. The replicas of one server share it. */
+  keyPrefix?: string;
+  /** This replica's name, unique in the cluster: 1 to 64 letters, digits, `_` and `-` (default: random). */
+  replicaId?: string;
+  /** The SSE events kept per stream for `Last-Event-ID` resumption (default 1000). */
+  maxEventsPerStream?: number;
+  /** An SSE stream without new events for this long is forgotten, in ms (default 3 600 000: one hour). */
+  eventStreamTtlMs?: number;
+}
