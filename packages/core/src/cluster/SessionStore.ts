@@ -17,6 +17,8 @@ export interface SessionRecord {
   subscriptions: string[];
   /** The subject that opened (or first used) the session; no other may use it. */
   owner?: string;
+  /** Grows with every save, so a replica never takes an older record for a newer one. */
+  version?: number;
 }
 
 /**

@@ -318,3 +318,86 @@ describe('a cluster of replicas sharing in-memory stores, behind a round-robin b
     expect(() => new McpServer({ name: 'x', version: '1', requestState: { secret: SECRET } }).plugin(cluster, { sessions: stores.sessions } as never)).toThrow(/sessions, events and broadcaster/);
   });
 });
+
+describe('a cluster: what two replicas may not get wrong between them', () => {
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const post = (url: URL, sessionHeaders: Record<string, string>, body: unknown) =>
+    fetch(url, { method: 'POST', headers: sessionHeaders, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, text: await r.text() }));
+
+  /** A session opened on `a` and made ready on `b`. */
+  async function open(a: Replica, b: Replica) {
+    const init = await fetch(a.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+    });
+    const sessionId = init.headers.get('mcp-session-id')!;
+    const sessionHeaders = { ...headers, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
+    expect((await post(b.url, sessionHeaders, { jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return { sessionId, sessionHeaders };
+  }
+
+  it('keeps a change saved on one replica when another, which never heard of it, saves its own', async () => {
+    const [a, b] = await startReplicas(2);
+    const { sessionId, sessionHeaders } = await open(a, b);
+    const broadcaster = shared.broadcaster as InMemoryBroadcaster;
+    const publish = broadcaster.publish.bind(broadcaster);
+    let dropRecords = true; // the broadcaster delivers at most once: b misses a's update
+    broadcaster.publish = async (topic, message) => (dropRecords && topic === 'sessions' && message.kind === 'record' ? undefined : publish(topic, message));
+    await post(a.url, sessionHeaders, { jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri: 'cluster://status' } });
+    dropRecords = false;
+    await post(b.url, sessionHeaders, { jsonrpc: '2.0', id: 3, method: 'logging/setLevel', params: { level: 'debug' } });
+    const record = (await shared.sessions.get(sessionId))!;
+    expect(record.subscriptions).toEqual(['cluster://status']);
+    expect(record.logLevel).toBe('debug');
+    // b's copy took a's change too: an update on any replica reaches this subscriber.
+    const updates: string[] = [];
+    const controller = new AbortController();
+    const stream = await fetch(b.url, { headers: { ...sessionHeaders, accept: 'text/event-stream' }, signal: controller.signal });
+    const reader = stream.body!.getReader();
+    a.server.resources.notifyUpdated('cluster://status');
+    let text = '';
+    while (!text.includes('resources/updated')) text += Buffer.from((await reader.read()).value!).toString();
+    updates.push(text);
+    expect(updates).toHaveLength(1);
+    controller.abort();
+  });
+
+  it('records each event of a stream once after it moved to another replica with Last-Event-ID', async () => {
+    const [a, b] = await startReplicas(2);
+    const { sessionHeaders } = await open(a, b);
+    const first = new AbortController();
+    const stream = await fetch(a.url, { headers: { ...sessionHeaders, accept: 'text/event-stream' }, signal: first.signal });
+    const reader = stream.body!.getReader();
+    let text = '';
+    b.server.tools.disable('echo');
+    while (!text.includes('list_changed')) text += Buffer.from((await reader.read()).value!).toString();
+    const firstId = /id: (\S+)/.exec(text)![1];
+    first.abort();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    // Nothing was missed: the resumed stream still answers at once (its headers are not held back).
+    const second = new AbortController();
+    const resumed = await fetch(b.url, { headers: { ...sessionHeaders, accept: 'text/event-stream', 'last-event-id': firstId }, signal: second.signal });
+    expect(resumed.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    a.server.tools.disable('chatty'); // one change after the move
+    const live = resumed.body!.getReader();
+    let after = '';
+    while (!after.includes('list_changed')) after += Buffer.from((await live.read()).value!).toString();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    second.abort();
+    const stored: string[] = [];
+    await shared.events.replayAfter(firstId, (id) => void stored.push(id));
+    expect(stored).toHaveLength(1);
+  });
+
+  it('keeps serving when a client answers with ids that name no request, or no replica', async () => {
+    const [a, b] = await startReplicas(2);
+    const { sessionHeaders } = await open(a, b);
+    for (const id of ['x:1', '::', ':', 'r1:0', 'r0:99', `${'r'.repeat(100_000)}:1`]) {
+      expect((await post(a.url, sessionHeaders, { jsonrpc: '2.0', id, result: {} })).status).toBe(202);
+    }
+    expect((await post(b.url, sessionHeaders, { jsonrpc: '2.0', id: 9, method: 'ping' })).status).toBe(200);
+  });
+});

@@ -281,6 +281,7 @@ export class HttpSessionTransport implements Transport {
     // Another session's stream is as unknown to this one as a forgotten event.
     if (streamId === undefined || !streamId.startsWith(this.streamPrefix)) return false;
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', ...headers });
+    res.flushHeaders(); // the client learns it resumed even when it missed nothing
     for (const event of missed) res.write(event);
     const exchange = [...this.exchanges].find((e) => e.streamId === streamId);
     if (exchange) exchange.resumeOn(res);
@@ -342,12 +343,13 @@ export class HttpSessionTransport implements Transport {
     return this.standalone?.attached ?? false;
   }
 
-  /** Another process took over the session's stream: this one ends its own. */
-  dropStream(exceptId: string): void {
-    if (this.standalone && this.standalone.id !== exceptId) {
-      this.standalone.end();
-      this.standalone = undefined;
-    }
+  /**
+   * Another replica took over the session's stream (a new one, or this one resumed there):
+   * this one ends and forgets its own, so nothing is recorded twice under one stream id.
+   */
+  dropStream(): void {
+    this.standalone?.end();
+    this.standalone = undefined;
   }
 
   async close(): Promise<void> {

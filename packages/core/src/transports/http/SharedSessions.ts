@@ -36,6 +36,8 @@ export class SharedSessions {
   private readonly touched = new Map<string, number>();
   /** The sessions of the local copies, to follow other replicas' changes. */
   private readonly sessions = new Map<string, Session>();
+  /** The record each local copy last agreed with: what tells its own changes from others'. */
+  private readonly bases = new Map<string, SessionRecord>();
   private readonly restoring = new Map<string, Promise<HttpSessionTransport | undefined>>();
   private readonly unsubscribes: Array<Promise<() => Promise<void>>>;
   readonly ready: Promise<void>;
@@ -70,23 +72,24 @@ export class SharedSessions {
     session.onChange = () => transport.holdUntil(this.save(transport, session));
   }
 
-  /** Writes the session's record and tells the other replicas. */
+  /**
+   * Saves what this copy changed and tells the other replicas. Changes another replica saved
+   * meanwhile are kept: this copy's own changes (against the record it last agreed with) are
+   * applied to the stored record, and the copy takes the result.
+   */
   async save(transport: HttpSessionTransport, session: Session): Promise<void> {
     if (session.state !== 'initializing' && session.state !== 'ready') return;
-    const record: SessionRecord = {
-      id: session.id,
-      state: session.state,
-      protocolVersion: session.protocolVersion,
-      clientCapabilities: session.clientCapabilities,
-      subscriptions: [...session.subscriptions],
-    };
-    if (session.clientInfo !== undefined) record.clientInfo = session.clientInfo;
-    if (session.logLevel !== undefined) record.logLevel = session.logLevel;
-    if (transport.owner !== undefined) record.owner = transport.owner;
+    const local = recordOf(session, transport.owner);
+    const base = this.bases.get(session.id);
     try {
-      await this.store.set(record, this.ttlMs);
-      this.touched.set(record.id, Date.now());
-      await this.publish({ kind: 'record', origin: this.member.replicaId, record });
+      const stored = base && (await this.store.get(session.id));
+      const merged = stored && (stored.version ?? 0) > (base.version ?? 0) ? merge(base, local, stored) : local;
+      merged.version = Math.max(stored?.version ?? 0, base?.version ?? 0) + 1;
+      await this.store.set(merged, this.ttlMs);
+      this.bases.set(session.id, merged);
+      this.touched.set(session.id, Date.now());
+      if (merged !== local) follow(session, transport, merged);
+      await this.publish({ kind: 'record', origin: this.member.replicaId, record: merged });
     } catch (error) {
       this.reportError(`cluster: saving session ${session.id} failed`, error);
     }
@@ -126,6 +129,7 @@ export class SharedSessions {
     const record = await this.store.get(id);
     if (!record) return undefined;
     const { transport, session } = await this.restore(record);
+    this.bases.set(id, record);
     this.track(transport, session);
     this.local.set(id, transport);
     this.touched.set(id, Date.now());
@@ -148,6 +152,7 @@ export class SharedSessions {
   forget(id: string): void {
     this.touched.delete(id);
     this.sessions.delete(id);
+    this.bases.delete(id);
     const transport = this.local.get(id);
     this.local.delete(id);
     void transport?.close();
@@ -192,19 +197,22 @@ export class SharedSessions {
     if (event.origin === this.member.replicaId) return;
     switch (event.kind) {
       case 'record': {
-        const transport = this.local.get(event.record.id);
-        if (!transport) return;
-        transport.owner = event.record.owner;
-        const session = this.sessions.get(event.record.id);
-        if (session) follow(session, event.record);
-        this.touched.set(event.record.id, Date.now());
+        const { record } = event;
+        const transport = this.local.get(record.id);
+        const session = this.sessions.get(record.id);
+        const base = this.bases.get(record.id);
+        // Messages may cross: an older record than the one this copy has is stale.
+        if (!transport || !session || (base && (record.version ?? 0) <= (base.version ?? 0))) return;
+        this.bases.set(record.id, record);
+        follow(session, transport, record);
+        this.touched.set(record.id, Date.now());
         return;
       }
       case 'ended':
         if (this.local.has(event.id)) this.forget(event.id);
         return;
       case 'stream':
-        this.local.get(event.id)?.dropStream(event.streamId);
+        this.local.get(event.id)?.dropStream();
         return;
       case 'notify':
         this.local.get(event.id)?.deliver(event.messages.length === 1 ? event.messages[0] : event.messages);
@@ -234,12 +242,44 @@ export class SharedSessions {
   }
 }
 
-/** Takes what may change during a session from another replica's record. */
-function follow(session: Session, record: SessionRecord): void {
+function recordOf(session: Session, owner: string | undefined): SessionRecord {
+  const record: SessionRecord = {
+    id: session.id,
+    state: session.state === 'ready' ? 'ready' : 'initializing',
+    protocolVersion: session.protocolVersion,
+    clientCapabilities: session.clientCapabilities,
+    subscriptions: [...session.subscriptions],
+  };
+  if (session.clientInfo !== undefined) record.clientInfo = session.clientInfo;
+  if (session.logLevel !== undefined) record.logLevel = session.logLevel;
+  if (owner !== undefined) record.owner = owner;
+  return record;
+}
+
+/** The stored record with this copy's own changes (local against base) applied to it. */
+function merge(base: SessionRecord, local: SessionRecord, stored: SessionRecord): SessionRecord {
+  const merged: SessionRecord = { ...stored, subscriptions: [...stored.subscriptions] };
+  if (local.state === 'ready') merged.state = 'ready';
+  if (local.logLevel !== base.logLevel) merged.logLevel = local.logLevel;
+  const before = new Set(base.subscriptions);
+  const now = new Set(local.subscriptions);
+  const subscriptions = new Set(stored.subscriptions);
+  for (const uri of now) if (!before.has(uri)) subscriptions.add(uri);
+  for (const uri of before) if (!now.has(uri)) subscriptions.delete(uri);
+  merged.subscriptions = [...subscriptions];
+  merged.owner = stored.owner ?? local.owner;
+  if (merged.owner === undefined) delete merged.owner;
+  if (merged.logLevel === undefined) delete merged.logLevel;
+  return merged;
+}
+
+/** Takes what may change during a session from a record; an owner, once known, stays. */
+function follow(session: Session, transport: HttpSessionTransport, record: SessionRecord): void {
   if (record.state === 'ready' && session.state === 'initializing') session.state = 'ready';
   session.logLevel = record.logLevel;
   session.subscriptions.clear();
   for (const uri of record.subscriptions) session.subscriptions.add(uri);
+  if (record.owner !== undefined) transport.owner = record.owner;
 }
 
 /** The replica that sent a request, from its id (`<replica>:<n>`); undefined for ids without one. */
