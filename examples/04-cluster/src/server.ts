@@ -1,0 +1,56 @@
+import 'reflect-metadata';
+import { Redis } from 'ioredis';
+import { container } from 'tsyringe';
+import { McpServer } from '@typemcp/core';
+import type { TaskOptions } from '@typemcp/core';
+import { redis } from '@typemcp/redis';
+import { Board } from './Board';
+import { BOARD, BoardTools } from './BoardTools';
+
+export interface BoardServerOptions {
+  /** The Redis every replica shares: `redis://127.0.0.1:6379`. */
+  redisUrl: string;
+  /** This replica's name, unique in the cluster. */
+  replicaId: string;
+  /** The same on every replica: the key of 2026-07-28 `requestState` (16 characters at least). */
+  requestStateSecret: string;
+  /** Task lease and poll intervals (the tests shorten them). */
+  tasks?: Omit<TaskOptions, 'store'>;
+  /** Put before every key, the cluster's and the board's (default `board-example:`). */
+  keyPrefix?: string;
+}
+
+/**
+ * One replica of the board server. Run as many as you like against one Redis: the
+ * `@typemcp/redis` plugin shares sessions, SSE events, change notifications and tasks between
+ * them; the board itself is a Redis list of its own connection.
+ */
+export function createBoardServer(options: BoardServerOptions): McpServer {
+  const prefix = options.keyPrefix ?? 'board-example:';
+  const connection = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  const board = new Board(connection, options.replicaId, `${prefix}board:`);
+  const scope = container.createChildContainer();
+  scope.register(BOARD, { useValue: board });
+  const server = new McpServer({
+    container: scope,
+    name: 'board',
+    version: '1.0.0',
+    instructions: 'A message board shared by every replica: post_message, read_messages, sign_and_post; board://latest changes at every post.',
+    providers: [BoardTools],
+    requestState: { secret: options.requestStateSecret },
+    tasks: options.tasks,
+  });
+  board.notify = (uri) => server.resources.notifyUpdated(uri);
+  server.plugin(redis, { url: options.redisUrl, replicaId: options.replicaId, keyPrefix: prefix });
+  // The board's own connection: reported through the server, closed with it.
+  server.plugin({
+    name: 'board-store',
+    register(host) {
+      connection.on('error', (error) => host.reportError('board: the Redis connection failed (it retries)', error));
+      host.onClose(async () => {
+        await connection.quit().catch(() => connection.disconnect());
+      });
+    },
+  });
+  return server;
+}
