@@ -78,18 +78,20 @@ end
 return { more, last, out }
 `);
 
-// KEYS: leases, task base. ARGV: runner (JSON), leaseUntil, task ids.
+// KEYS: leases, task base. ARGV: runner (JSON), leaseUntil, task ids. Returns the ids still held.
 const RENEW = new LuaScript(`${TERMINAL}
 local leases, taskBase = KEYS[1], KEYS[2]
+local held = {}
 for i = 3, #ARGV do
   local task = taskBase .. ARGV[i]
   local state = redis.call('HMGET', task, 'status', 'runner')
   if state[1] and not terminal(state[1]) and state[2] == ARGV[1] then
     redis.call('HSET', task, 'leaseUntil', ARGV[2])
     redis.call('ZADD', leases, ARGV[2], ARGV[i])
+    held[#held + 1] = ARGV[i]
   end
 end
-return 1
+return held
 `);
 
 // KEYS: leases, task base. ARGV: runner (JSON), now, leaseUntil. Returns the claimed hashes.
@@ -171,9 +173,9 @@ export class RedisTaskStore implements TaskStore {
     return more === 1 ? { tasks, nextCursor: last } : { tasks };
   }
 
-  async renew(runner: string, taskIds: string[], leaseUntil: number): Promise<void> {
-    if (taskIds.length === 0) return;
-    await RENEW.run(this.client, [this.leasesKey, `${this.prefix}task:`], [JSON.stringify(runner), JSON.stringify(leaseUntil), ...taskIds]);
+  async renew(runner: string, taskIds: string[], leaseUntil: number): Promise<string[]> {
+    if (taskIds.length === 0) return [];
+    return (await RENEW.run(this.client, [this.leasesKey, `${this.prefix}task:`], [JSON.stringify(runner), JSON.stringify(leaseUntil), ...taskIds])) as string[];
   }
 
   async claimExpired(runner: string, now: number, leaseUntil: number): Promise<TaskRecord[]> {

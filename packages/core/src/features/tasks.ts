@@ -31,7 +31,7 @@ export function tasksPlugin(host: FeatureHost): CorePlugin {
       plugin.capability('tasks', (version) =>
         handshakeTasks(version) && anyTaskTool(host) ? { list: {}, cancel: {}, requests: { tools: { call: {} } } } : undefined,
       );
-      plugin.capability('extensions', (version) => (featuresOf(version).era === 'modern' && anyTaskTool(host) ? { [TASKS_EXTENSION]: {} } : undefined));
+      plugin.extension(TASKS_EXTENSION, (version) => (featuresOf(version).era === 'modern' && anyTaskTool(host) ? {} : undefined));
       host.tasks.bind(taskExecutor(host), statusNotifier(host));
       // Timers and the store are touched only once a tool supports tasks.
       const startWhenNeeded = () => {
@@ -106,7 +106,15 @@ export function taskHandlers(host: FeatureHost): Record<string, MethodHandler> {
     return {};
   };
 
-  return { 'tasks/get': get, 'tasks/result': result, 'tasks/list': list, 'tasks/cancel': cancel, 'tasks/update': update };
+  const handlers: Record<string, MethodHandler> = { 'tasks/get': get, 'tasks/result': result, 'tasks/list': list, 'tasks/cancel': cancel, 'tasks/update': update };
+  // Without a tool that supports tasks the methods do not exist (as before tasks): -32601, and the store is never touched.
+  for (const [method, handler] of Object.entries(handlers)) {
+    handlers[method] = (params, ctx) => {
+      if (!anyTaskTool(host)) throw new MethodNotFoundError(`Method not found: ${method}`);
+      return handler(params, ctx);
+    };
+  }
+  return handlers;
 }
 
 function modern(ctx: Context): boolean {
@@ -232,7 +240,8 @@ function taskChannel(host: FeatureHost, taskId: string, session: string | undefi
     },
     request: (method) => Promise.reject(new ClientCapabilityError('tasks', `"${method}" cannot be sent from a tool running as a task`)),
     log(scope, level, data, logger) {
-      connection()?.log(scope, level, data, logger);
+      // The connection applies the level filter and the rate limit; the spec asks the related-task _meta on every notification of a task.
+      connection()?.log(scope, level, data, logger, undefined, related);
     },
   };
 }

@@ -186,9 +186,10 @@ export class Connection implements RequestChannel, EraSource {
   }
 
   /** Sends a log message if the scope's level lets it through and the session's budget allows. */
-  log(scope: RequestScope, level: LoggingLevel, data: unknown, logger: string | undefined, relatedRequestId?: RequestId): void {
+  log(scope: RequestScope, level: LoggingLevel, data: unknown, logger: string | undefined, relatedRequestId?: RequestId, meta?: Record<string, unknown>): void {
     if (!passes(level, scope.logLevel ?? this.host.defaultLogLevel) || !this.logLimiter.take()) return;
     const params: Record<string, unknown> = logger === undefined ? { level, data } : { level, logger, data };
+    if (meta) params._meta = meta;
     this.notify('notifications/message', params, relatedRequestId);
   }
 

@@ -25,7 +25,7 @@ export type NotificationHandler = (params: Record<string, unknown>, scope: Reque
 export interface SessionConnection {
   readonly session: Session;
   notify(method: string, params?: Record<string, unknown>): void;
-  log(scope: RequestScope, level: LoggingLevel, data: unknown, logger: string | undefined): void;
+  log(scope: RequestScope, level: LoggingLevel, data: unknown, logger: string | undefined, relatedRequestId?: undefined, meta?: Record<string, unknown>): void;
 }
 
 /** What feature handlers may use of the server; keeps features/ from depending on McpServer. */

@@ -27,6 +27,12 @@ export interface PluginHost {
   onNotification(method: string, handler: PluginNotificationHandler): void;
   /** Declares a server capability in the `initialize` result; a name already declared is refused. */
   capability(name: string, value: CapabilityValue): void;
+  /**
+   * Advertises one extension under `capabilities.extensions[name]` with these settings, to
+   * 2026-07-28 clients only (a value per protocol version may leave it out). Extensions of several plugins are
+   * merged; a name already advertised is refused. `capability('extensions', …)` is refused: use this.
+   */
+  extension(name: string, settings: CapabilityValue): void;
   /** Runs when the server closes, after its connections are closed; hooks run in registration order. */
   onClose(hook: () => void | Promise<void>): void;
   /** Reports an error as the server does (its `onError`, or stderr). */
@@ -72,6 +78,7 @@ export interface PluginAdditions {
   routes: Array<[string, PluginRequestHandler]>;
   notifications: Array<[string, PluginNotificationHandler]>;
   capabilities: Array<[string, CapabilityValue]>;
+  extensions: Array<[string, CapabilityValue]>;
   clientFeatures: Partial<ClientFeatures>;
   closeHooks: Array<() => void | Promise<void>>;
   authentication?: Authentication;
@@ -84,6 +91,7 @@ export interface PluginTarget {
   /** Why a method cannot get a handler, or undefined when it can (see Dispatcher.refusal). */
   routeRefusal(method: string, kind: 'request' | 'notification'): { code: DefinitionErrorCode; message: string } | undefined;
   hasCapability(name: string): boolean;
+  hasExtension(name: string): boolean;
   hasClientFeature(feature: keyof ClientFeatures): boolean;
   hasAuthentication(): boolean;
   hasCluster(): boolean;
@@ -174,10 +182,18 @@ export class PluginRegistry {
         additions.notifications.push([method, handler]);
       },
       capability: (capability, value) => {
+        if (capability === 'extensions') throw new DefinitionError('INVALID_OPTION', `${where}: declare each extension with extension(name, settings), not capability("extensions", …)`);
         if (this.target.hasCapability(capability) || additions.capabilities.some(([c]) => c === capability)) {
           throw new DefinitionError('DUPLICATE_NAME', `${where}: the capability "${capability}" is already declared`);
         }
         additions.capabilities.push([capability, value]);
+      },
+      extension: (extension, settings) => {
+        if (typeof extension !== 'string' || extension === '') throw new TypeError(`${where}: extension(name, settings) needs a non-empty name`);
+        if (this.target.hasExtension(extension) || additions.extensions.some(([e]) => e === extension)) {
+          throw new DefinitionError('DUPLICATE_NAME', `${where}: the extension "${extension}" is already advertised`);
+        }
+        additions.extensions.push([extension, settings]);
       },
       onClose: (hook) => void additions.closeHooks.push(hook),
       reportError: (what, error) => this.target.reportError(`${where}: ${what}`, error),
@@ -211,5 +227,5 @@ export class PluginRegistry {
 }
 
 function emptyAdditions(): PluginAdditions {
-  return { middlewares: [], routes: [], notifications: [], capabilities: [], clientFeatures: {}, closeHooks: [] };
+  return { middlewares: [], routes: [], notifications: [], capabilities: [], extensions: [], clientFeatures: {}, closeHooks: [] };
 }

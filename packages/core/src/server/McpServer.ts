@@ -195,6 +195,8 @@ export class McpServer {
   private readonly dispatcher = new Dispatcher();
   /** Capabilities of the `initialize` result, in the order declared (built-in features first). */
   private readonly capabilities = new Map<string, CapabilityValue>();
+  /** `capabilities.extensions`, one entry per extension, from plugins' `extension(name, settings)`. */
+  private readonly extensions = new Map<string, CapabilityValue>();
   private readonly closeHooks: Array<() => void | Promise<void>> = [];
   /** `ctx.sample/elicit/roots`, as the built-in client-feature plugins provide them. */
   private readonly clientFeatures: Partial<ClientFeatures> = {};
@@ -280,6 +282,7 @@ export class McpServer {
       serverInfo: { name: options.name, version: options.version },
       routeRefusal: (method, kind) => this.dispatcher.refusal(method, kind),
       hasCapability: (name) => this.capabilities.has(name),
+      hasExtension: (name) => this.extensions.has(name),
       hasClientFeature: (feature) => this.clientFeatures[feature] !== undefined,
       hasAuthentication: () => this.auth !== undefined,
       hasCluster: () => this.link !== undefined,
@@ -534,6 +537,13 @@ export class McpServer {
         const declared = typeof value === 'function' ? value(version) : value;
         if (declared !== undefined) capabilities[name] = declared;
       }
+      const extensions: Record<string, unknown> = {};
+      for (const [name, value] of this.extensions) {
+        const declared = typeof value === 'function' ? value(version) : value;
+        if (declared !== undefined) extensions[name] = declared;
+      }
+      // `extensions` is a 2026-07-28 capability: earlier versions never see it.
+      if (features.era === 'modern' && Object.keys(extensions).length > 0) capabilities.extensions = extensions;
       result = { protocolVersion: version, capabilities, serverInfo };
       if (instructions !== undefined) result.instructions = instructions;
       this.initializeResults.set(version, result);
@@ -541,7 +551,7 @@ export class McpServer {
     return result;
   }
 
-  private applyPlugin({ middlewares, routes, notifications, capabilities, clientFeatures, closeHooks, authentication, cluster }: PluginAdditions): void {
+  private applyPlugin({ middlewares, routes, notifications, capabilities, extensions, clientFeatures, closeHooks, authentication, cluster }: PluginAdditions): void {
     if (cluster) {
       this.link = new ClusterLink(cluster, (change) => this.applyRemoteChange(change), (what, error) => this.reportError(what, error));
       this.taskRunner.attachCluster({ broadcaster: cluster.broadcaster, replicaId: this.link.replicaId, store: cluster.tasks });
@@ -555,6 +565,7 @@ export class McpServer {
     for (const [method, handler] of notifications) this.dispatcher.onNotification(method, handler);
     Object.assign(this.clientFeatures, clientFeatures);
     for (const [name, value] of capabilities) this.capabilities.set(name, value);
+    for (const [name, value] of extensions) this.extensions.set(name, value);
     this.closeHooks.push(...closeHooks);
     this.initializeResults.clear();
   }

@@ -1,10 +1,14 @@
 import { InvalidParamsError } from '../errors';
 import { isTerminal } from './TaskStore';
-import type { TaskRecord, TaskStore } from './TaskStore';
+import type { TaskRecord, TaskStatus, TaskStore } from './TaskStore';
 
 interface Entry {
+  /** The record's JSON; its `status`, `runner` and `leaseUntil` are the fields below (current), so renewing and claiming never parse it. */
   json: string;
   owner: string;
+  status: TaskStatus;
+  runner: string;
+  leaseUntil: number;
   expiresAt: number;
   seq: number;
 }
@@ -20,22 +24,22 @@ export class InMemoryTaskStore implements TaskStore {
   async create(task: TaskRecord): Promise<void> {
     const createdAt = Date.parse(task.createdAt);
     const base = Number.isNaN(createdAt) ? Date.now() : createdAt;
-    this.entries.set(task.taskId, { json: JSON.stringify(task), owner: task.owner, expiresAt: base + task.ttlMs, seq: this.seq++ });
+    this.entries.set(task.taskId, { ...fieldsOf(task), owner: task.owner, expiresAt: base + task.ttlMs, seq: this.seq++ });
   }
 
   async get(taskId: string): Promise<TaskRecord | undefined> {
     const entry = this.live(taskId);
-    return entry && (JSON.parse(entry.json) as TaskRecord);
+    return entry && recordOf(entry);
   }
 
   async update(taskId: string, changes: Partial<TaskRecord>): Promise<TaskRecord | undefined> {
     const entry = this.live(taskId);
     if (!entry) return undefined;
-    const task = JSON.parse(entry.json) as TaskRecord;
+    const task = recordOf(entry);
     if (isTerminal(task.status)) return task;
     const next = { ...task, ...changes, taskId: task.taskId, owner: task.owner, createdAt: task.createdAt, ttlMs: task.ttlMs };
-    entry.json = JSON.stringify(next);
-    return JSON.parse(entry.json) as TaskRecord;
+    Object.assign(entry, fieldsOf(next));
+    return recordOf(entry);
   }
 
   async list(owner: string, cursor: string | undefined, limit: number): Promise<{ tasks: TaskRecord[]; nextCursor?: string }> {
@@ -53,31 +57,31 @@ export class InMemoryTaskStore implements TaskStore {
         more = true;
         break;
       }
-      tasks.push(JSON.parse(entry.json) as TaskRecord);
+      tasks.push(recordOf(entry));
       last = entry.seq;
     }
     return more ? { tasks, nextCursor: String(last) } : { tasks };
   }
 
-  async renew(runner: string, taskIds: string[], leaseUntil: number): Promise<void> {
+  async renew(runner: string, taskIds: string[], leaseUntil: number): Promise<string[]> {
+    const held: string[] = [];
     for (const taskId of taskIds) {
       const entry = this.live(taskId);
-      if (!entry) continue;
-      const task = JSON.parse(entry.json) as TaskRecord;
-      if (task.runner !== runner || isTerminal(task.status)) continue;
-      entry.json = JSON.stringify({ ...task, leaseUntil });
+      if (!entry || entry.runner !== runner || isTerminal(entry.status)) continue;
+      entry.leaseUntil = leaseUntil;
+      held.push(taskId);
     }
+    return held;
   }
 
   async claimExpired(runner: string, now: number, leaseUntil: number): Promise<TaskRecord[]> {
     const claimed: TaskRecord[] = [];
     for (const [taskId, entry] of this.entries) {
-      if (!this.live(taskId)) continue;
-      const task = JSON.parse(entry.json) as TaskRecord;
-      if (isTerminal(task.status) || task.leaseUntil >= now) continue;
-      const next = { ...task, runner, leaseUntil };
-      entry.json = JSON.stringify(next);
-      claimed.push(next);
+      // No JSON is parsed here: expired, terminal and held tasks are skipped on the fields beside it.
+      if (!this.live(taskId) || isTerminal(entry.status) || entry.leaseUntil >= now) continue;
+      entry.runner = runner;
+      entry.leaseUntil = leaseUntil;
+      claimed.push(recordOf(entry));
     }
     return claimed;
   }
@@ -91,4 +95,14 @@ export class InMemoryTaskStore implements TaskStore {
     }
     return entry;
   }
+}
+
+/** What an entry keeps of a record: its JSON, and beside it the fields leases are about. */
+function fieldsOf(task: TaskRecord): Pick<Entry, 'json' | 'status' | 'runner' | 'leaseUntil'> {
+  return { json: JSON.stringify(task), status: task.status, runner: task.runner, leaseUntil: task.leaseUntil };
+}
+
+/** A fresh copy of the stored record; the fields kept outside the JSON are the current ones. */
+function recordOf(entry: Entry): TaskRecord {
+  return { ...(JSON.parse(entry.json) as TaskRecord), status: entry.status, runner: entry.runner, leaseUntil: entry.leaseUntil };
 }

@@ -53,6 +53,9 @@ export const TASKS_TOPIC = 'tasks';
 export const NOT_RERUN_MESSAGE =
   'The server replica running this task stopped before it finished; the tool is not marked idempotent (annotations.idempotentHint), so it was not run again';
 
+/** Why a run stops when its replica no longer holds the task (another replica took it over, or it ended there). */
+export const LEASE_LOST_MESSAGE = 'This server replica lost its lease on the task (it missed its renewals); another replica took the task over';
+
 interface StatusMessage extends ClusterMessage {
   from: string;
   taskId: string;
@@ -253,7 +256,13 @@ export class TaskRunner {
     try {
       const now = Date.now();
       const leaseUntil = now + this.settings.leaseMs;
-      if (this.running.size > 0) await this.store.renew(this.replica, [...this.running.keys()], leaseUntil);
+      if (this.running.size > 0) {
+        const runs = [...this.running];
+        const held = new Set(await this.store.renew(this.replica, runs.map(([taskId]) => taskId), leaseUntil));
+        // Not held any more: another replica claimed it while this one missed its renewals (its
+        // run counts now), or it ended or expired. Either way this run must stop.
+        for (const [taskId, controller] of runs) if (!held.has(taskId)) this.abortLocal(taskId, new Error(LEASE_LOST_MESSAGE), controller);
+      }
       if (this.closed) return;
       const claimed = await this.store.claimExpired(this.replica, now, leaseUntil);
       for (const task of claimed) {
@@ -297,7 +306,9 @@ export class TaskRunner {
   private received(message: ClusterMessage): void {
     const { from, taskId, status, session } = message as Partial<StatusMessage>;
     if (from === this.replica || typeof taskId !== 'string') return;
+    // Terminal elsewhere (cancelled, or ended by the replica that claimed it): a run here must stop.
     if (status === 'cancelled') this.abortLocal(taskId, new Error('The task was cancelled'));
+    else if (status === 'completed' || status === 'failed') this.abortLocal(taskId, new Error(LEASE_LOST_MESSAGE));
     this.wake(taskId);
     const listener = this.listener;
     if (listener?.wants(typeof session === 'string' ? session : undefined)) {
@@ -308,9 +319,10 @@ export class TaskRunner {
     }
   }
 
-  private abortLocal(taskId: string, reason: Error): void {
+  /** Aborts this replica's run of a task (only that run, when `only` is given). */
+  private abortLocal(taskId: string, reason: Error, only?: AbortController): void {
     const controller = this.running.get(taskId);
-    if (!controller) return;
+    if (!controller || (only !== undefined && controller !== only)) return;
     this.running.delete(taskId);
     controller.abort(reason);
   }

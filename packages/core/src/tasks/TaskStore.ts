@@ -51,8 +51,13 @@ export interface TaskStore {
   update(taskId: string, changes: Partial<TaskRecord>): Promise<TaskRecord | undefined>;
   /** The tasks of `owner`, oldest first, `limit` at most, from `cursor` (an opaque value this store returned as `nextCursor`). */
   list(owner: string, cursor: string | undefined, limit: number): Promise<{ tasks: TaskRecord[]; nextCursor?: string }>;
-  /** Extends the leases of the tasks `runner` still runs. */
-  renew(runner: string, taskIds: string[], leaseUntil: number): Promise<void>;
+  /**
+   * Extends the leases of the tasks among `taskIds` that `runner` still holds (it is their
+   * runner and they are not terminal), atomically, and returns their ids. A task left out was
+   * claimed by another replica (this one missed its renewals for a lease period), ended or
+   * expired: the runner stops its local run of it.
+   */
+  renew(runner: string, taskIds: string[], leaseUntil: number): Promise<string[]>;
   /** Atomically gives `runner` every non-terminal task whose lease ended before `now`; returns them (already updated). */
   claimExpired(runner: string, now: number, leaseUntil: number): Promise<TaskRecord[]>;
 }

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Context, InvalidParamsError, McpServer, Tool, ToolError } from '@typemcp/core';
-import type { Principal } from '@typemcp/core';
+import type { Plugin, Principal } from '@typemcp/core';
 import { deferred, expectValidTaskMessages, modernMeta, RELATED_TASK, sleep, TasksClient, TASKS_EXTENSION } from './tasksClient';
 
 let gate = deferred();
@@ -130,6 +130,30 @@ describe('tasks, protocol 2025-11-25', () => {
     const created = await client.request('tools/call', { name: 'slow', arguments: {}, task: {}, _meta: { progressToken: 'p1' } });
     const progress = await client.waitFor((m) => m.method === 'notifications/progress');
     expect(progress.params).toMatchObject({ progressToken: 'p1', progress: 1, total: 2, _meta: { [RELATED_TASK]: { taskId: created.result.task.taskId } } });
+  });
+
+  it('sends the logs of a task with the related-task _meta, still filtered by the session’s level', async () => {
+    class Chatty {
+      @Tool({ task: 'optional', description: 'Logs' })
+      chatty(ctx: Context): string {
+        ctx.log.debug('too fine');
+        ctx.log.info('from the task');
+        return 'ok';
+      }
+    }
+    const own = new McpServer({ name: 'logs', version: '1.0.0', providers: [Chatty] });
+    try {
+      const client = await TasksClient.connect(own);
+      await client.request('logging/setLevel', { level: 'info' });
+      const taskId = (await client.request('tools/call', { name: 'chatty', arguments: {}, task: {} })).result.task.taskId;
+      await client.request('tasks/result', { taskId });
+      const logs = client.received.filter((r) => r.message.method === 'notifications/message').map((r) => r.message.params);
+      expect(logs).toEqual([{ level: 'info', data: 'from the task', _meta: { [RELATED_TASK]: { taskId } } }]);
+      expectValidTaskMessages('2025-11-25', client);
+      await client.close();
+    } finally {
+      await own.close();
+    }
   });
 
   it('runs a tool with optional support as usual when the call asks for no task', async () => {
@@ -270,6 +294,33 @@ describe('tasks, protocol 2026-07-28 (extension io.modelcontextprotocol/tasks)',
     expect(discovered.result.capabilities.tasks).toBeUndefined();
   });
 
+  it('merges the tasks extension with those of plugins, and refuses an extension advertised twice', async () => {
+    const thing: Plugin = { name: 'thing', register: (host) => host.extension('com.example/thing', { level: 2 }) };
+    server.plugin(thing);
+    const refusal = (plugin: Plugin) => {
+      try {
+        server.plugin(plugin);
+      } catch (error) {
+        return error as { code: string; message: string };
+      }
+      return undefined;
+    };
+    expect(refusal({ name: 'tasks-again', register: (host) => host.extension(TASKS_EXTENSION, {}) })).toMatchObject({
+      code: 'DUPLICATE_NAME',
+      message: expect.stringMatching(/extension "io.modelcontextprotocol\/tasks" is already advertised/),
+    });
+    expect(refusal({ name: 'thing-again', register: (host) => host.extension('com.example/thing', {}) })).toMatchObject({ code: 'DUPLICATE_NAME' });
+    expect(refusal({ name: 'whole', register: (host) => host.capability('extensions', { 'com.example/other': {} }) })).toMatchObject({ code: 'INVALID_OPTION' });
+
+    const client = await connect({ version: 'none' });
+    const discovered = await client.request('server/discover', { _meta: modernMeta(false) });
+    expect(discovered.result.capabilities.extensions).toEqual({ [TASKS_EXTENSION]: {}, 'com.example/thing': { level: 2 } });
+    // Extensions are a 2026-07-28 capability: a handshake-era client sees none.
+    const legacy = await connect();
+    expect(legacy.received[0].message.result.capabilities).toMatchObject({ tasks: expect.any(Object) });
+    expect(legacy.received[0].message.result.capabilities.extensions).toBeUndefined();
+  });
+
   it('returns resultType "task" to a client that declared the extension; tasks/get carries the result once completed', async () => {
     const client = await connect({ version: 'none' });
     const created = (await modernCall(client, 'slow')).result;
@@ -354,6 +405,32 @@ describe('a server without task tools', () => {
     expect(runtime.started).toBe(false);
     await client.close();
     await plain.close();
+  });
+
+  it('has no task methods (-32601) and never makes a store', async () => {
+    class Plain {
+      @Tool() hello(): string {
+        return 'hi';
+      }
+    }
+    const plain = new McpServer({ name: 'plain', version: '1.0.0', providers: [Plain] });
+    try {
+      const client = await TasksClient.connect(plain);
+      for (const [method, params] of [
+        ['tasks/list', {}],
+        ['tasks/get', { taskId: 'nope' }],
+        ['tasks/result', { taskId: 'nope' }],
+        ['tasks/cancel', { taskId: 'nope' }],
+      ] as const) {
+        expect((await client.request(method, params)).error).toEqual({ code: -32601, message: `Method not found: ${method}` });
+      }
+      const modern = await client.request('tasks/get', { taskId: 'nope', _meta: modernMeta() });
+      expect(modern.error.code).toBe(-32601);
+      expect((plain as any).taskRuntime.storeValue).toBeUndefined();
+      await client.close();
+    } finally {
+      await plain.close();
+    }
   });
 
   it('rejects an invalid task option at declaration', () => {

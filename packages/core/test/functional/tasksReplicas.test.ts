@@ -35,6 +35,47 @@ class ReplicaTools {
   }
 }
 
+let charges = 0;
+
+class LeaseTools {
+  @Tool({ task: 'optional', annotations: { idempotentHint: true }, description: 'Safe to run again; held until the test says so' })
+  async twice(ctx: Context): Promise<string> {
+    return this.hold(ctx);
+  }
+
+  @Tool({ task: 'optional', description: 'Not safe to run again; held until the test says so' })
+  async charge(ctx: Context): Promise<string> {
+    const done = await this.hold(ctx);
+    if (!ctx.signal.aborted) charges++;
+    return done;
+  }
+
+  private async hold(ctx: Context): Promise<string> {
+    const aborted = new Promise((resolve) =>
+      ctx.signal.addEventListener('abort', () => {
+        aborts.push(String((ctx.signal.reason as Error)?.message));
+        resolve(undefined);
+      }),
+    );
+    await Promise.race([finish.promise, aborted]);
+    return 'held done';
+  }
+}
+
+/** A view of `store` whose renewals fail while `failing.now` is true (the store is unreachable from one replica). */
+function flaky(store: InMemoryTaskStore): { store: InMemoryTaskStore; failing: { now: boolean } } {
+  const failing = { now: false };
+  const view = Object.create(store) as InMemoryTaskStore;
+  view.renew = (...args) => (failing.now ? Promise.reject(new Error('store unreachable')) : store.renew(...args));
+  return { store: view, failing };
+}
+
+function leaseReplica(store: InMemoryTaskStore): McpServer {
+  const server = new McpServer({ name: 'leases', version: '1.0.0', providers: [LeaseTools], tasks: { ...tuning, store }, requestState: { secret: 'replica-test-secret-0123456789' } });
+  servers.push(server);
+  return server;
+}
+
 const alice: Principal = { subject: 'alice', scopes: [], claims: {} };
 const tuning = { leaseMs: 120, renewIntervalMs: 30, pollIntervalMs: 1000 };
 
@@ -45,6 +86,7 @@ beforeEach(() => {
   runs = 0;
   finish = deferred();
   aborts.length = 0;
+  charges = 0;
   servers = [];
   clients = [];
 });
@@ -131,5 +173,48 @@ describe('tasks across replicas sharing one TaskStore', () => {
     finish.resolve();
     expect((await result).result.content).toEqual([{ type: 'text', text: 'held done' }]);
     expect(Date.now() - started).toBeLessThan(500);
+  });
+
+  it('a replica that missed its renewals for a lease period stops its run once another replica took the task over', async () => {
+    const shared = new InMemoryTaskStore();
+    const { store: viewOfA, failing } = flaky(shared);
+    const a = leaseReplica(viewOfA);
+    const b = leaseReplica(shared);
+    const onA = await client(a);
+    const taskId = (await onA.request('tools/call', { name: 'twice', arguments: {}, task: {} })).result.task.taskId;
+    await sleep(10);
+    failing.now = true; // A is alive; only its renewals fail, for more than a lease period
+    await sleep(250);
+    expect((await shared.get(taskId))!.runner).toBe(b.taskRuntime.replicaId);
+    expect(b.taskRuntime.runningTaskIds).toEqual([taskId]);
+    failing.now = false;
+    await sleep(100);
+    // A's next renewal answered that it no longer holds the task: its run stopped; B's goes on alone.
+    expect(a.taskRuntime.runningTaskIds).toEqual([]);
+    expect(aborts).toEqual([expect.stringMatching(/lost its lease/)]);
+    finish.resolve();
+    expect((await onA.request('tasks/result', { taskId })).result.content).toEqual([{ type: 'text', text: 'held done' }]);
+  });
+
+  it('with a broadcaster, a non-idempotent run stops when the replica that claimed its task failed it', async () => {
+    const shared = new InMemoryTaskStore();
+    const { store: viewOfA, failing } = flaky(shared);
+    const broadcaster = new InMemoryBroadcaster();
+    const stores = { sessions: new InMemorySessionStore(), events: new InMemoryEventStore(), broadcaster };
+    const a = leaseReplica(viewOfA);
+    const b = leaseReplica(shared);
+    a.plugin(cluster, { ...stores, tasks: viewOfA, replicaId: 'replica-a' });
+    b.plugin(cluster, { ...stores, tasks: shared, replicaId: 'replica-b' });
+    const onA = await client(a);
+    const taskId = (await onA.request('tools/call', { name: 'charge', arguments: {}, task: {} })).result.task.taskId;
+    await sleep(10);
+    failing.now = true; // and stays so: only B's status message tells A
+    await sleep(250);
+    expect((await shared.get(taskId))!).toMatchObject({ status: 'failed', statusMessage: expect.stringMatching(/not marked idempotent/) });
+    expect(a.taskRuntime.runningTaskIds).toEqual([]);
+    expect(aborts).toEqual([expect.stringMatching(/lost its lease/)]);
+    finish.resolve();
+    await sleep(20);
+    expect(charges).toBe(0);
   });
 });

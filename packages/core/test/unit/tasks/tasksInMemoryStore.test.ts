@@ -82,7 +82,8 @@ describe('InMemoryTaskStore', () => {
     await store.create(record('theirs', { runner: 'r2', leaseUntil: 1 }));
     await store.create(record('done', { leaseUntil: 1 }));
     await store.update('done', { status: 'completed' });
-    await store.renew('r1', ['mine', 'theirs', 'done', 'gone'], 5000);
+    // It answers which of them the runner still holds: the runner stops its runs of the others.
+    expect(await store.renew('r1', ['mine', 'theirs', 'done', 'gone'], 5000)).toEqual(['mine']);
     expect((await store.get('mine'))!.leaseUntil).toBe(5000);
     expect((await store.get('theirs'))!.leaseUntil).toBe(1);
     expect((await store.get('done'))!.leaseUntil).toBe(1);
@@ -102,5 +103,28 @@ describe('InMemoryTaskStore', () => {
     // Claimed already: another replica gets nothing.
     expect(await store.claimExpired('r3', now, now + 10_000)).toEqual([]);
     expect((await store.get('finished'))!.runner).toBe('r1');
+  });
+
+  it('renews and claims without parsing stored records, terminal ones included', async () => {
+    const store = new InMemoryTaskStore();
+    const now = Date.now();
+    for (let i = 0; i < 20; i++) {
+      await store.create(record(`done-${i}`, { leaseUntil: now - 1 }));
+      await store.update(`done-${i}`, { status: 'completed' });
+    }
+    await store.create(record('held', { leaseUntil: now + 10_000 }));
+    const parse = jest.spyOn(JSON, 'parse');
+    try {
+      expect(await store.claimExpired('r2', now, now + 10_000)).toEqual([]);
+      expect(await store.renew('r1', ['held', 'done-0'], now + 20_000)).toEqual(['held']);
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
+    // The fields kept beside the JSON are the ones records show.
+    expect(await store.get('held')).toMatchObject({ status: 'working', runner: 'r1', leaseUntil: now + 20_000 });
+    await store.update('held', { leaseUntil: now - 1 });
+    expect((await store.claimExpired('r2', now, now + 5)).map((t) => [t.taskId, t.runner, t.leaseUntil])).toEqual([['held', 'r2', now + 5]]);
+    expect(await store.get('held')).toMatchObject({ runner: 'r2', leaseUntil: now + 5 });
   });
 });
