@@ -39,6 +39,7 @@ const { performance } = require('node:perf_hooks');
 const { median, percentile } = require('./lib/stats');
 const { concurrently } = require('./lib/http');
 const redisStats = require('./lib/redis');
+const { machine } = require('./lib/proc');
 
 const DIST = path.join(__dirname, '..', 'examples', '04-cluster', 'dist');
 for (const file of ['localRedis.js', 'processes.js', 'proxy.js', 'replica.js']) {
@@ -199,21 +200,6 @@ function startProxy(targets) {
   });
 }
 
-function machine() {
-  let model = 'unknown';
-  try {
-    model = /^model name\s*:\s*(.+)$/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? model;
-  } catch {
-    // not Linux
-  }
-  return {
-    nproc: typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length,
-    cpuModel: model,
-    node: process.version,
-    platform: `${os.type()} ${os.release()} ${os.arch()}`,
-    memoryGiB: round2(os.totalmem() / 2 ** 30),
-  };
-}
 
 // ---- main -------------------------------------------------------------------------------
 

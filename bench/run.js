@@ -46,7 +46,7 @@ const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { performance } = require('node:perf_hooks');
 const { median, percentile } = require('./lib/stats');
-const { cpuMs, cpuSource, rssKiB, clockTicks } = require('./lib/proc');
+const { cpuMs, rssKiB, machine } = require('./lib/proc');
 const { MACHINE_SETTINGS, startServer, stopServer, stopAll, listeningPort } = require('./lib/server');
 const { StdioClient, callLine, isSuccess, isToolError } = require('./lib/stdio');
 const httpLoad = require('./lib/http');
@@ -566,23 +566,6 @@ function markdownTable(rows) {
   return [line(HEADER), `| --- |${' ---: |'.repeat(HEADER.length - 3)} --- | :---: |`, ...rows.map(line)].join('\n');
 }
 
-function machine() {
-  let model = 'unknown';
-  try {
-    model = /^model name\s*:\s*(.+)$/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? model;
-  } catch {
-    // not Linux
-  }
-  return {
-    nproc: typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length,
-    cpuModel: model,
-    node: process.version,
-    platform: `${os.type()} ${os.release()} ${os.arch()}`,
-    memoryGiB: round2(os.totalmem() / 2 ** 30),
-    clockTicksPerSecond: clockTicks(),
-    cpuTimeSource: cpuSource() === 'schedstat' ? '/proc/<pid>/task/*/schedstat (ns)' : '/proc/<pid>/stat utime+stime (ticks)',
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 

@@ -69,4 +69,25 @@ function rssKiB(pid) {
   return match ? Number(match[1]) : NaN;
 }
 
-module.exports = { cpuMs, statCpuMs, cpuSource, rssKiB, clockTicks };
+/** What the results were measured on. */
+function machine() {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  let model = 'unknown';
+  try {
+    model = /^model name\s*:\s*(.+)$/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? model;
+  } catch {
+    // not Linux
+  }
+  return {
+    nproc: typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length,
+    cpuModel: model,
+    node: process.version,
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+    memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 100) / 100,
+    clockTicksPerSecond: clockTicks(),
+    cpuTimeSource: cpuSource() === 'schedstat' ? '/proc/<pid>/task/*/schedstat (ns)' : '/proc/<pid>/stat utime+stime (ticks)',
+  };
+}
+
+module.exports = { cpuMs, statCpuMs, cpuSource, rssKiB, clockTicks, machine };

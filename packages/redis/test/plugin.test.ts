@@ -9,6 +9,7 @@ import { redis, RedisBroadcaster, RedisEventStore, RedisSessionStore, RedisTaskS
 import type { RedisPluginOptions } from '@typemcp/redis';
 import type { Redis } from 'ioredis';
 import { useRedis } from './redisTestSupport';
+import { roundRobinFetch } from '../../../test-support/roundRobinFetch';
 
 const redisServer = useRedis();
 const SECRET = 'redis-plugin-test-secret-0123456789';
@@ -69,21 +70,9 @@ async function replicas(count: number, options: Partial<RedisPluginOptions> = {}
   return started;
 }
 
-/** A load balancer without stickiness: each request to the next replica. */
-function roundRobin(targets: Replica[], log: string[]): typeof fetch {
-  let next = 0;
-  return (input, init) => {
-    const target = targets[next++ % targets.length];
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    url.host = target.url.host;
-    log.push(`${init?.method ?? 'GET'} ${target.name}`);
-    return fetch(url, init);
-  };
-}
-
 async function clientOf(targets: Replica[], log: string[]): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(targets[0].url, {
-    fetch: roundRobin(targets, log),
+    fetch: roundRobinFetch(targets, log),
     reconnectionOptions: { initialReconnectionDelay: 20, maxReconnectionDelay: 100, reconnectionDelayGrowFactor: 1.5, maxRetries: 5 },
   });
   const client = new Client({ name: 'redis-client', version: '1' }, { capabilities: { sampling: {} } });

@@ -117,24 +117,22 @@ async function createTask(
   return featuresOf(ctx.protocolVersion).era === 'modern' ? { ...modernTask(record), resultType: 'task' } : { task: handshakeTask(record) };
 }
 
-/** A task as 2025-11-25 shows it (`Task`). */
+/** A task as 2025-11-25 shows it (`Task`): durations as `ttl` and `pollInterval`. */
 export function handshakeTask(task: TaskRecord): Record<string, unknown> {
-  const shown: Record<string, unknown> = { taskId: task.taskId, status: task.status };
-  if (task.statusMessage !== undefined) shown.statusMessage = task.statusMessage;
-  shown.createdAt = task.createdAt;
-  shown.lastUpdatedAt = task.lastUpdatedAt;
-  shown.ttl = task.ttlMs;
-  if (task.pollIntervalMs !== undefined) shown.pollInterval = task.pollIntervalMs;
-  return shown;
+  return shownTask(task, 'ttl', 'pollInterval');
 }
 
-/** A task as the 2026-07-28 tasks extension shows it (`Task`). */
+/** A task as the 2026-07-28 tasks extension shows it (`Task`): durations as `ttlMs` and `pollIntervalMs`. */
 export function modernTask(task: TaskRecord): Record<string, unknown> {
+  return shownTask(task, 'ttlMs', 'pollIntervalMs');
+}
+
+function shownTask(task: TaskRecord, ttlName: string, pollName: string): Record<string, unknown> {
   const shown: Record<string, unknown> = { taskId: task.taskId, status: task.status };
   if (task.statusMessage !== undefined) shown.statusMessage = task.statusMessage;
   shown.createdAt = task.createdAt;
   shown.lastUpdatedAt = task.lastUpdatedAt;
-  shown.ttlMs = task.ttlMs;
-  if (task.pollIntervalMs !== undefined) shown.pollIntervalMs = task.pollIntervalMs;
+  shown[ttlName] = task.ttlMs;
+  if (task.pollIntervalMs !== undefined) shown[pollName] = task.pollIntervalMs;
   return shown;
 }

@@ -12,6 +12,7 @@ import { cluster, Context, DefinitionError, InMemoryBroadcaster, InMemoryEventSt
 import type { ClusterOptions } from '@typemcp/core';
 import { expectValidServerMessages } from '../../../../test-support/specSchema';
 import { RecordingTransport } from '../../../../test-support/recordingTransport';
+import { roundRobinFetch } from '../../../../test-support/roundRobinFetch';
 
 class TextInput {
   @IsString() text!: string;
@@ -87,21 +88,9 @@ afterEach(async () => {
   cancelled.length = 0;
 });
 
-/** A fetch that sends each request to the next replica: a round-robin load balancer without stickiness. */
-function roundRobin(targets: Replica[], log: string[] = []): typeof fetch {
-  let next = 0;
-  return (input, init) => {
-    const target = targets[next++ % targets.length];
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    url.host = target.url.host;
-    log.push(`${init?.method ?? 'GET'} ${target.name}`);
-    return fetch(url, init);
-  };
-}
-
 async function sdkClient(targets: Replica[], log?: string[], capabilities: Record<string, unknown> = { sampling: {} }) {
   const transport = new StreamableHTTPClientTransport(targets[0].url, {
-    fetch: roundRobin(targets, log),
+    fetch: roundRobinFetch(targets, log),
     reconnectionOptions: { initialReconnectionDelay: 20, maxReconnectionDelay: 100, reconnectionDelayGrowFactor: 1.5, maxRetries: 5 },
   });
   const recorder = new RecordingTransport(transport);
