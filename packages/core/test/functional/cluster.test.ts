@@ -381,6 +381,29 @@ describe('a cluster: what two replicas may not get wrong between them', () => {
     expect(stored).toHaveLength(1);
   });
 
+  it('does not bring back a session deleted while another replica was making its copy', async () => {
+    const [a, b] = await startReplicas(2);
+    const { sessionHeaders } = await open(a, a);
+    const store = shared.sessions;
+    const get = store.get.bind(store);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let reads = 0;
+    // b reads the record, then is slow to make its copy: the session ends meanwhile.
+    store.get = async (id) => {
+      const record = await get(id);
+      if (reads++ === 0) await released;
+      return record;
+    };
+    const onB = post(b.url, sessionHeaders, { jsonrpc: '2.0', id: 2, method: 'ping' });
+    await until(() => reads === 1, 'b to read the record');
+    expect((await fetch(a.url, { method: 'DELETE', headers: sessionHeaders })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    release();
+    expect((await onB).status).toBe(404);
+    expect((await post(b.url, sessionHeaders, { jsonrpc: '2.0', id: 3, method: 'ping' })).status).toBe(404);
+  });
+
   it('keeps serving when a client answers with ids that name no request, or no replica', async () => {
     const [a, b] = await startReplicas(2);
     const { sessionHeaders } = await open(a, b);

@@ -39,6 +39,8 @@ export class SharedSessions {
   /** The record each local copy last agreed with: what tells its own changes from others'. */
   private readonly bases = new Map<string, SessionRecord>();
   private readonly restoring = new Map<string, Promise<HttpSessionTransport | undefined>>();
+  /** Sessions ended elsewhere while this replica was making its copy: the copy is dropped. */
+  private readonly endedWhileRestoring = new Set<string>();
   private readonly unsubscribes: Array<Promise<() => Promise<void>>>;
   readonly ready: Promise<void>;
 
@@ -119,7 +121,10 @@ export class SharedSessions {
     }
     let restoring = this.restoring.get(id);
     if (!restoring) {
-      restoring = this.restoreCopy(id).finally(() => this.restoring.delete(id));
+      restoring = this.restoreCopy(id).finally(() => {
+        this.restoring.delete(id);
+        this.endedWhileRestoring.delete(id);
+      });
       this.restoring.set(id, restoring);
     }
     return restoring;
@@ -129,6 +134,10 @@ export class SharedSessions {
     const record = await this.store.get(id);
     if (!record) return undefined;
     const { transport, session } = await this.restore(record);
+    if (this.endedWhileRestoring.delete(id)) {
+      await transport.close();
+      return undefined;
+    }
     this.bases.set(id, record);
     this.track(transport, session);
     this.local.set(id, transport);
@@ -210,6 +219,7 @@ export class SharedSessions {
       }
       case 'ended':
         if (this.local.has(event.id)) this.forget(event.id);
+        else if (this.restoring.has(event.id)) this.endedWhileRestoring.add(event.id);
         return;
       case 'stream':
         this.local.get(event.id)?.dropStream();
