@@ -296,8 +296,14 @@ export class McpServer {
     // The built-in features are plugins on the same seam, each owning its methods and capability.
     for (const plugin of corePlugins(featureHost)) this.plugins.addCore(plugin);
 
+    const cluster = () => this.link;
     this.connectionHost = {
       dispatcher: this.dispatcher,
+      // Known once a cluster plugin is added: requests to clients carry this replica's name.
+      get requestIdPrefix() {
+        const link = cluster();
+        return link ? `${link.replicaId}:` : undefined;
+      },
       debug: this.debug,
       container: this.container,
       // Complete: the core plugins above provide every client feature.
@@ -312,8 +318,6 @@ export class McpServer {
       maxRequestsInFlight: positiveInteger(options.maxRequestsInFlight, 1000, 'maxRequestsInFlight'),
       maxBatchSize: positiveInteger(options.maxBatchSize, 100, 'maxBatchSize'),
     };
-    // Known once a cluster plugin is added: requests to clients carry this replica's name.
-    Object.defineProperty(this.connectionHost, 'requestIdPrefix', { get: () => (this.link ? `${this.link.replicaId}:` : undefined) });
   }
 
   /**
