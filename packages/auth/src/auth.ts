@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { AccessDeniedError, DefinitionError } from '@typemcp/core';
+import { AccessDeniedError, AuthenticationService, DefinitionError } from '@typemcp/core';
 import type { Authentication, Plugin, Principal } from '@typemcp/core';
 import { bearerChallenge, bearerToken } from './challenge';
 import { JwtVerifier } from './JwtVerifier';
@@ -46,7 +46,7 @@ export const auth: Plugin<AuthOptions> = {
       localPrincipal: options.stdio,
       documents: new Map(metadata.paths.map((path) => [path, metadata.document])),
     };
-    host.authentication(authentication);
+    host.provide(AuthenticationService, authentication);
   },
 };
 

@@ -25,9 +25,12 @@ export type {
   PluginRequestHandler,
   PluginNotificationHandler,
   CapabilityValue,
+  ServiceKey,
 } from './runtime';
+export { AuthenticationService, ClusterService } from './runtime/services';
 export { Tool, Resource, Prompt, Completion, Description, Title, EnumTitles, UseMiddleware, McpHeader, Scopes, Roles, Guard, Public } from './decorators';
-export type { Principal, Authentication, AuthChallenge, AccessGuard, GuardInput } from './access';
+export type { Authentication, AuthChallenge, AccessGuard, GuardInput } from './access';
+export type { Principal } from './protocol';
 export { isInsideRoots } from './features/rootsContain';
 export { elicitationSchemaFor } from './features/elicitationSchema';
 export { metadataStore } from './metadata';
@@ -66,7 +69,6 @@ export {
 } from './errors';
 export type { AccessDeniedReason } from './errors';
 export type {
-  SampleRequest,
   SampleResult,
   ToolLoopResult,
   SamplingMessage,
@@ -78,12 +80,11 @@ export type {
   ToolResultContent,
   ModelPreferences,
   ToolChoice,
-  SamplingTool,
   SamplingToolDescription,
   Root,
 } from './features/samplingTypes';
 export type { ElicitationResult } from './features/elicitationTypes';
-export type { UrlElicitation, SchemaElicitation, ClientRequestOptions } from './runtime/Context';
+export type { UrlElicitation, SchemaElicitation, ClientRequestOptions, SampleRequest, SamplingTool } from './runtime/Context';
 export type { DefinitionErrorCode } from './errors';
 export { StdioTransport, InMemoryTransport } from './transports';
 export { InMemoryEventStore, InMemorySessionStore, InMemoryBroadcaster } from './cluster';
@@ -91,6 +92,7 @@ export type { EventStore, SessionStore, SessionRecord, Broadcaster, ClusterMessa
 export type {
   Transport,
   TransportSendOptions,
+  MessageInfo,
   StdioTransportOptions,
   HttpHandlerOptions,
   HttpSecurityOptions,
@@ -108,7 +110,8 @@ export type {
   JsonRpcErrorObject,
   OutgoingMessage,
 } from './protocol';
-export type { Session, RequestScope, ClientCapabilities, Implementation, LoggingLevel, CacheHint } from './session';
+export type { Session, RequestScope, ClientCapabilities, Implementation, LoggingLevel } from './session';
+export type { CacheHint } from './eras';
 export { schemaForDto } from './schema';
 export { UriTemplate } from './uri';
 export type { UriVariables } from './uri';

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { ClusterService } from '@typemcp/core';
 import type { ClusterOptions, Plugin, PluginHost } from '@typemcp/core';
 import { invalidOption, positiveInteger } from './keys';
 import type { RedisPluginOptions } from './options';
@@ -42,7 +43,7 @@ export const redis: Plugin<RedisPluginOptions> = {
         tasks: new RedisTaskStore(client, { keyPrefix }),
         ...(options.replicaId !== undefined ? { replicaId: options.replicaId } : {}),
       };
-      host.cluster(cluster);
+      host.provide(ClusterService, cluster);
     } catch (error) {
       // Registration failed: nothing of this plugin stays, its connections included.
       detachSubscriber();

@@ -99,14 +99,14 @@ async function connectionCount(probe: Redis): Promise<number> {
 it('registers the Redis stores as the cluster of each server sharing one Redis', async () => {
   const [a, b] = await replicas(2);
   for (const [replica, name] of [[a, 'r0'], [b, 'r1']] as const) {
-    const cluster = replica.server.cluster!;
+    const cluster = replica.server.runtime.cluster!;
     expect(cluster.replicaId).toBe(name);
     expect(cluster.options.sessions).toBeInstanceOf(RedisSessionStore);
     expect(cluster.options.events).toBeInstanceOf(RedisEventStore);
     expect(cluster.options.broadcaster).toBeInstanceOf(RedisBroadcaster);
     expect(cluster.options.tasks).toBeInstanceOf(RedisTaskStore);
   }
-  expect(a.server.cluster!.options.sessions).not.toBe(b.server.cluster!.options.sessions);
+  expect(a.server.runtime.cluster!.options.sessions).not.toBe(b.server.runtime.cluster!.options.sessions);
 });
 
 it('serves one session from two replicas behind a round-robin balancer: calls, list changes and sampling cross replicas', async () => {
@@ -155,7 +155,7 @@ it('leaves a given client open, and quits the subscriber duplicate it made of it
   const keyPrefix = redisServer.prefix();
   const replica = server().plugin(redis, { client, keyPrefix });
   await replica.listen({ transport: 'http', port: 0, host: '127.0.0.1', handleSignals: false });
-  const broadcaster = replica.cluster!.options.broadcaster as RedisBroadcaster;
+  const broadcaster = replica.runtime.cluster!.options.broadcaster as RedisBroadcaster;
   await until(() => broadcaster.subscriberConnection.status === 'ready', 'the subscriber connection');
   await replica.close();
   expect(broadcaster.subscriberConnection.status).toBe('end');

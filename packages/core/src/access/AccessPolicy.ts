@@ -3,7 +3,7 @@ import { metadataStore } from '../metadata';
 import type { Context } from '../runtime/Context';
 import type { InvocationTarget } from '../runtime/middleware';
 import type { AccessGuard } from './Guard';
-import type { Principal } from './Principal';
+import type { Principal } from '../protocol';
 
 /** A target's declared rules, resolved once. */
 interface Rules {

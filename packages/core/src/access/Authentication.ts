@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Principal } from './Principal';
+import type { Principal } from '../protocol';
 
 /** What a `WWW-Authenticate` challenge says (RFC 6750 §3). */
 export interface AuthChallenge {

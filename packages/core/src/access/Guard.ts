@@ -1,6 +1,6 @@
 import type { Context } from '../runtime/Context';
 import type { InvocationTarget } from '../runtime/middleware';
-import type { Principal } from './Principal';
+import type { Principal } from '../protocol';
 
 /** What a guard decides on. */
 export interface GuardInput {

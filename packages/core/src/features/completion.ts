@@ -1,6 +1,7 @@
 import { InvalidParamsError } from '../errors';
-import { clip, echo, featuresOf } from '../protocol';
-import type { FeatureHost, MethodHandler } from '../runtime/FeatureHost';
+import { clip, echo } from '../protocol';
+import type { MethodHandler } from '../runtime/Dispatcher';
+import type { FeatureHost } from './FeatureHost';
 import type { CorePlugin } from '../runtime/plugins';
 import { routeAll } from './routeAll';
 
@@ -10,7 +11,7 @@ export function completionPlugin(host: FeatureHost): CorePlugin {
     name: 'core:completion',
     register(plugin) {
       routeAll(plugin, completionHandlers(host));
-      plugin.capability('completions', (version) => (host.completions.size > 0 && featuresOf(version).completions ? {} : undefined));
+      plugin.capability('completions', (_version, revision) => (host.completions.size > 0 && revision.completions ? {} : undefined));
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { FeatureHost } from '../runtime/FeatureHost';
+import type { FeatureHost } from './FeatureHost';
 import type { CorePlugin } from '../runtime/plugins';
 import { completionPlugin } from './completion';
 import { discoverPlugin } from './discover';
@@ -14,7 +14,8 @@ import { toolsPlugin } from './tools';
 
 const pingPlugin: CorePlugin = {
   name: 'core:ping',
-  register: (plugin) => plugin.route('ping', () => ({})),
+  // 2026-07-28 has no ping: without a connection there is nothing to keep alive.
+  register: (plugin) => plugin.route('ping', () => ({}), ['handshake']),
 };
 
 /**

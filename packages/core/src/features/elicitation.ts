@@ -1,17 +1,16 @@
-import { featuresOf } from '../protocol';
-import { randomUUID } from 'node:crypto';
 import { ClientCapabilityError, InvalidClientResponseError } from '../errors';
 import type { Constructor } from '../metadata';
 import type { ClientRequestOptions, Context, SchemaElicitation, UrlElicitation } from '../runtime/Context';
 import type { CorePlugin } from '../runtime/plugins';
+import { ClientFeatureServices } from '../runtime/services';
 import { compileAuthoredSchema } from '../validation';
-import { elicitAction, elicitationSchemaFor, readElicitResult } from './elicitationSchema';
+import { elicitAction, elicitationSchemaOf, readElicitResult } from './elicitationSchema';
 import type { ElicitationResult } from './elicitationTypes';
 
 /** `core:elicitation`: `ctx.elicit()`. */
 export const elicitationPlugin: CorePlugin = {
   name: 'core:elicitation',
-  register: (plugin) => plugin.provide('elicit', elicit),
+  register: (plugin) => plugin.provide(ClientFeatureServices.elicit, elicit),
 };
 
 /** `ctx.elicit()`: form mode from a DTO class, or URL mode. */
@@ -22,31 +21,31 @@ export async function elicit(
   options: ClientRequestOptions = {},
 ): Promise<ElicitationResult<unknown>> {
   const capability = ctx.clientCapabilities.elicitation;
-  const features = featuresOf(ctx.protocolVersion);
-  if (!features.elicitation || !capability) {
+  const revision = ctx.revision;
+  if (!revision.elicitation || !capability) {
     throw new ClientCapabilityError(
       'elicitation',
-      `The client ${!features.elicitation ? `speaks ${ctx.protocolVersion}, which has no elicitation` : 'did not declare the "elicitation" capability'}`,
+      `The client ${!revision.elicitation ? `speaks ${ctx.protocolVersion}, which has no elicitation` : 'did not declare the "elicitation" capability'}`,
     );
   }
-  const modern = features.elicitationModes;
+  const modes = revision.elicitationModes;
   if (typeof target === 'function' || 'requestedSchema' in target) {
     // An empty elicitation capability means form mode (the only mode before 2025-11-25).
-    if (modern && capability.url && !capability.form) {
+    if (modes && capability.url && !capability.form) {
       throw new ClientCapabilityError('elicitation.form', 'The client declared only URL-mode elicitation; it cannot show a form');
     }
-    const requestedSchema = typeof target === 'function' ? elicitationSchemaFor(target, ctx.protocolVersion) : target.requestedSchema;
-    const params: Record<string, unknown> = modern ? { mode: 'form', message, requestedSchema } : { message, requestedSchema };
+    const requestedSchema = typeof target === 'function' ? elicitationSchemaOf(target, revision) : target.requestedSchema;
+    const params: Record<string, unknown> = modes ? { mode: 'form', message, requestedSchema } : { message, requestedSchema };
     const raw = await ctx.requestClient('elicitation/create', params, options);
     return typeof target === 'function' ? readElicitResult(target, raw) : readRawResult(requestedSchema, raw);
   }
 
-  if (!modern || !capability.url) {
+  if (!modes || !capability.url) {
     throw new ClientCapabilityError('elicitation.url', 'URL-mode elicitation needs protocol 2025-11-25 and the client\'s "elicitation.url" capability');
   }
   const params: Record<string, unknown> = { mode: 'url', message, url: target.url };
   // 2026-07-28 dropped the id: the retry itself says the interaction is over.
-  if (features.elicitationIds) params.elicitationId = target.elicitationId ?? randomUUID();
+  if (revision.elicitationIds) params.elicitationId = target.elicitationId ?? crypto.randomUUID();
   const action = elicitAction(await ctx.requestClient('elicitation/create', params, options));
   return action === 'accept' ? { action, content: undefined as never } : { action };
 }

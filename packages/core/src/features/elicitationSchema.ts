@@ -1,4 +1,5 @@
-import { featuresOf, isPlainObject } from '../protocol';
+import { isPlainObject, revisionOf } from '../protocol';
+import type { Revision } from '../protocol';
 import { DefinitionError, InvalidClientResponseError } from '../errors';
 import { metadataStore } from '../metadata';
 import type { Constructor } from '../metadata';
@@ -43,11 +44,16 @@ const cache = new WeakMap<Constructor, Map<Subset, JsonSchema>>();
  * for. Cached per class and subset; the result is frozen.
  */
 export function elicitationSchemaFor(dto: Constructor, protocolVersion: string): Record<string, unknown> {
-  const subset: Subset = featuresOf(protocolVersion).elicitationModes ? 'current' : 'legacy';
+  return elicitationSchemaOf(dto, revisionOf(protocolVersion));
+}
+
+/** `elicitationSchemaFor`, for a request's revision. */
+export function elicitationSchemaOf(dto: Constructor, revision: Revision): Record<string, unknown> {
+  const subset: Subset = revision.elicitationModes ? 'current' : 'legacy';
   let bySubset = cache.get(dto);
   let schema = bySubset?.get(subset);
   if (!schema) {
-    schema = deepFreeze(new ElicitationSchemaBuilder(dto, subset, protocolVersion).build());
+    schema = deepFreeze(new ElicitationSchemaBuilder(dto, subset, revision.version).build());
     if (!bySubset) cache.set(dto, (bySubset = new Map()));
     bySubset.set(subset, schema);
   }

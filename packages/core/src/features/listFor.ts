@@ -1,6 +1,5 @@
-import { featuresOf } from '../protocol';
 import type { Context } from '../runtime/Context';
-import type { FeatureHost } from '../runtime/FeatureHost';
+import type { FeatureHost } from './FeatureHost';
 import type { InvocationTarget } from '../runtime/middleware';
 import type { Page, Paginator } from '../runtime/Paginator';
 
@@ -37,7 +36,7 @@ export function visibleTo<T extends { readonly target: InvocationTarget }>(host:
 
 /** A list that differs per caller must not be kept by shared caches (2026-07-28 `cacheScope`). */
 export function perCaller(result: Record<string, unknown>, host: FeatureHost, ctx: Context): Record<string, unknown> {
-  if (host.access.active && featuresOf(ctx.protocolVersion).resultTypes) result.cacheScope = 'private';
+  if (host.access.active) ctx.hintResult({ cacheScope: 'private' });
   return result;
 }
 

@@ -1,7 +1,7 @@
 import { InvalidParamsError, InvalidRequestError } from '../errors';
 import { quote } from '../protocol';
 import { isLoggingLevel } from '../runtime/Logger';
-import type { MethodHandler } from '../runtime/FeatureHost';
+import type { MethodHandler } from '../runtime/Dispatcher';
 import type { CorePlugin } from '../runtime/plugins';
 import { routeAll } from './routeAll';
 import { LOGGING_LEVELS } from '../session';
@@ -10,7 +10,8 @@ import { LOGGING_LEVELS } from '../session';
 export const loggingPlugin: CorePlugin = {
   name: 'core:logging',
   register(plugin) {
-    routeAll(plugin, loggingHandlers());
+    // The level is the session's: without a handshake each request names its own in `_meta`.
+    routeAll(plugin, loggingHandlers(), { 'logging/setLevel': ['handshake'] });
     plugin.capability('logging', {});
   },
 };

@@ -1,6 +1,7 @@
 import { InvalidParamsError } from '../errors';
 import { clip, echo } from '../protocol';
-import type { FeatureHost, MethodHandler } from '../runtime/FeatureHost';
+import type { MethodHandler } from '../runtime/Dispatcher';
+import type { FeatureHost } from './FeatureHost';
 import type { CorePlugin } from '../runtime/plugins';
 import type { RegisteredPrompt } from '../runtime/buildPrompt';
 import { pageFor, perCaller } from './listFor';
@@ -22,7 +23,7 @@ export function promptHandlers(host: FeatureHost): Record<string, MethodHandler>
   const list: MethodHandler = (params, ctx) => {
     const { page, items } = pageFor(host, host.promptPages, params.cursor, ctx);
     const answer = (visible: readonly RegisteredPrompt[]) => {
-      const prompts = visible.map((p) => p.listing(ctx.protocolVersion));
+      const prompts = visible.map((p) => p.listing(ctx.revision));
       return perCaller(page.nextCursor === undefined ? { prompts } : { prompts, nextCursor: page.nextCursor }, host, ctx);
     };
     return items instanceof Promise ? items.then(answer) : answer(items);

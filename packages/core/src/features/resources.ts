@@ -1,9 +1,10 @@
-import { clip, echo, featuresOf } from '../protocol';
+import { clip, echo } from '../protocol';
 import { ErrorCode, InvalidParamsError, InvalidRequestError, McpError } from '../errors';
 import type { ResourceListing } from '../metadata';
 import type { RegisteredResource } from '../runtime/buildResource';
 import type { Context } from '../runtime/Context';
-import type { FeatureHost, MethodHandler } from '../runtime/FeatureHost';
+import type { MethodHandler } from '../runtime/Dispatcher';
+import type { FeatureHost } from './FeatureHost';
 import type { CorePlugin } from '../runtime/plugins';
 import { pageFor, perCaller, visibleTo } from './listFor';
 import { routeAll } from './routeAll';
@@ -13,7 +14,8 @@ export function resourcesPlugin(host: FeatureHost): CorePlugin {
   return {
     name: 'core:resources',
     register(plugin) {
-      routeAll(plugin, resourceHandlers(host));
+      // Subscriptions are the session's: without a handshake, `subscriptions/listen` carries them.
+      routeAll(plugin, resourceHandlers(host), { 'resources/subscribe': ['handshake'], 'resources/unsubscribe': ['handshake'] });
       plugin.capability('resources', () => (host.resources.size > 0 || host.templates.size > 0 ? { subscribe: true, listChanged: true } : undefined));
     },
   };
@@ -28,7 +30,7 @@ export function resourceNotFound(uri: string): McpError {
 export function resourceHandlers(host: FeatureHost): Record<string, MethodHandler> {
   const list: MethodHandler = async (params, ctx) => {
     const { page, items } = pageFor(host, host.resourcePages, params.cursor, ctx);
-    const listed: Record<string, unknown>[] = (await items).map((r) => r.listing(ctx.protocolVersion));
+    const listed: Record<string, unknown>[] = (await items).map((r) => r.listing(ctx.revision));
     // Templates' own enumerations are live, so they follow the (cached) fixed resources on the last page.
     if (page.nextCursor === undefined) listed.push(...(await enumerateTemplates(host, ctx)));
     return perCaller(page.nextCursor === undefined ? { resources: listed } : { resources: listed, nextCursor: page.nextCursor }, host, ctx);
@@ -36,7 +38,7 @@ export function resourceHandlers(host: FeatureHost): Record<string, MethodHandle
 
   const listTemplates: MethodHandler = async (params, ctx) => {
     const { page, items } = pageFor(host, host.templatePages, params.cursor, ctx);
-    const resourceTemplates = (await items).map((t) => t.listing(ctx.protocolVersion));
+    const resourceTemplates = (await items).map((t) => t.listing(ctx.revision));
     return perCaller(page.nextCursor === undefined ? { resourceTemplates } : { resourceTemplates, nextCursor: page.nextCursor }, host, ctx);
   };
 
@@ -46,7 +48,9 @@ export function resourceHandlers(host: FeatureHost): Record<string, MethodHandle
     if (!found) throw resourceNotFound(uri);
     await host.access.check(found.resource.target, ctx);
     const args = found.variables === undefined ? [ctx] : [found.variables, ctx];
-    return withCacheHint(found.resource, { contents: await readFrom(host, found.resource, uri, args, ctx) }, ctx);
+    const cache = found.resource.definition.options.cache;
+    if (cache) ctx.hintResult(cache);
+    return { contents: await readFrom(host, found.resource, uri, args, ctx) };
   };
 
   const subscribe: MethodHandler = async (params, ctx) => {
@@ -119,7 +123,7 @@ async function enumerateTemplates(host: FeatureHost, ctx: Context): Promise<Reco
     const items = (await host.invoke(target, [ctx], ctx)) as ResourceListing[];
     for (const item of items ?? []) {
       const entry: Record<string, unknown> = { uri: item.uri, name: item.name ?? item.uri };
-      if (item.title !== undefined && featuresOf(ctx.protocolVersion).titlesAndStructuredOutput) entry.title = item.title;
+      if (item.title !== undefined && ctx.revision.titlesAndStructuredOutput) entry.title = item.title;
       if (item.description !== undefined) entry.description = item.description;
       const mimeType = item.mimeType ?? template.definition.options.mimeType;
       if (mimeType !== undefined) entry.mimeType = mimeType;
@@ -128,13 +132,4 @@ async function enumerateTemplates(host: FeatureHost, ctx: Context): Promise<Reco
     }
   }
   return listed;
-}
-
-/** A resource's own caching hint (2026-07-28), where it has one; the server's fills the rest. */
-function withCacheHint(resource: RegisteredResource, result: Record<string, unknown>, ctx: Context): Record<string, unknown> {
-  const cache = resource.definition.options.cache;
-  if (!cache || !featuresOf(ctx.protocolVersion).resultTypes) return result;
-  if (cache.ttlMs !== undefined) result.ttlMs = cache.ttlMs;
-  if (cache.cacheScope !== undefined) result.cacheScope = cache.cacheScope;
-  return result;
 }

@@ -1,13 +1,14 @@
 import { ClientCapabilityError, InvalidClientResponseError } from '../errors';
 import type { ClientRequestOptions, Context } from '../runtime/Context';
 import type { CorePlugin } from '../runtime/plugins';
+import { ClientFeatureServices } from '../runtime/services';
 import type { Root } from './samplingTypes';
 
 /** `core:roots`: `ctx.roots()`, and the notification that drops its cache. */
 export const rootsPlugin: CorePlugin = {
   name: 'core:roots',
   register(plugin) {
-    plugin.provide('roots', listRoots);
+    plugin.provide(ClientFeatureServices.roots, listRoots);
     plugin.onNotification('notifications/roots/list_changed', (_params, scope) => {
       if (scope.session) scope.session.rootsCache = undefined;
     });

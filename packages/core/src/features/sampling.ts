@@ -1,18 +1,18 @@
-import { featuresOf } from '../protocol';
 import { AccessDeniedError, ClientCapabilityError, McpError, SamplingRuleError, UserRejectedError } from '../errors';
 import { metadataStore } from '../metadata';
+import type { Revision } from '../protocol';
 import type { Constructor, ToolDefinition } from '../metadata';
 import { buildTool } from '../runtime/buildTool';
 import type { RegisteredTool } from '../runtime/buildTool';
 import { Context } from '../runtime/Context';
 import type { ClientRequestOptions } from '../runtime/Context';
 import type { CorePlugin } from '../runtime/plugins';
+import { ClientFeatureServices } from '../runtime/services';
 import { blocksOf, checkMessages, checkSampleRequest, checkSampleResult } from './samplingRules';
+import type { SampleRequest, SamplingTool } from '../runtime/Context';
 import type {
-  SampleRequest,
   SampleResult,
   SamplingMessage,
-  SamplingTool,
   SamplingToolDescription,
   ToolLoopResult,
   ToolResultContent,
@@ -27,7 +27,7 @@ const DEFAULT_MAX_ITERATIONS = 10;
 export function samplingPlugin(invoker: ToolInvoker): CorePlugin {
   return {
     name: 'core:sampling',
-    register: (plugin) => plugin.provide('sample', (ctx, request, options) => sample(invoker, ctx, request, options)),
+    register: (plugin) => plugin.provide(ClientFeatureServices.sample, (ctx, request, options) => sample(invoker, ctx, request, options)),
   };
 }
 
@@ -67,11 +67,11 @@ function checkSamplingCapabilities(ctx: Context, request: SampleRequest): void {
     throw new ClientCapabilityError('sampling', 'The client did not declare the "sampling" capability, so it cannot be asked to sample');
   }
   const usesTools = request.tools !== undefined || request.toolChoice !== undefined || request.messages?.some(hasToolContent);
-  if (usesTools && (!sampling.tools || !featuresOf(ctx.protocolVersion).samplingTools)) {
+  if (usesTools && (!sampling.tools || !ctx.revision.samplingTools)) {
     throw new ClientCapabilityError(
       'sampling.tools',
       `Sampling with tools needs the client's "sampling.tools" capability (protocol 2025-11-25); this client ${
-        !featuresOf(ctx.protocolVersion).samplingTools ? `speaks ${ctx.protocolVersion}` : 'did not declare it'
+        !ctx.revision.samplingTools ? `speaks ${ctx.protocolVersion}` : 'did not declare it'
       }`,
     );
   }
@@ -107,7 +107,7 @@ async function toolLoop(
   maxIterations: number,
   key: string | undefined,
 ): Promise<ToolLoopResult> {
-  const offered = [...tools.values()].map((tool) => offeredTool(tool, ctx.protocolVersion));
+  const offered = [...tools.values()].map((tool) => offeredTool(tool, ctx.revision));
   const transcript: SamplingMessage[] = [...base.messages];
   for (let iteration = 1; ; iteration++) {
     ctx.signal.throwIfAborted();
@@ -147,8 +147,8 @@ async function runToolUse(invoker: ToolInvoker, tools: Map<string, RegisteredToo
   return result;
 }
 
-function offeredTool(tool: RegisteredTool, version: string): Record<string, unknown> {
-  const { name, title, description, inputSchema } = tool.listing(version) as Record<string, unknown>;
+function offeredTool(tool: RegisteredTool, revision: Revision): Record<string, unknown> {
+  const { name, title, description, inputSchema } = tool.listing(revision) as Record<string, unknown>;
   const offered: Record<string, unknown> = { name, inputSchema };
   if (title !== undefined) offered.title = title;
   if (description !== undefined) offered.description = description;

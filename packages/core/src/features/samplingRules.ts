@@ -1,5 +1,5 @@
 import { InvalidClientResponseError, SamplingRuleError } from '../errors';
-import type { SampleRequest, SampleResult, SamplingContent, SamplingMessage } from './samplingTypes';
+import type { SampleRequestOf, SampleResult, SamplingContent, SamplingMessage } from './samplingTypes';
 
 const CONTENT_TYPES = new Set(['text', 'image', 'audio', 'tool_use', 'tool_result']);
 
@@ -13,7 +13,7 @@ export function blocksOf(message: { content: SamplingContent | SamplingContent[]
  * user message with tool results holds only tool results; every assistant `tool_use` is
  * answered, in the very next message, by a `tool_result` with its id).
  */
-export function checkSampleRequest(request: SampleRequest): void {
+export function checkSampleRequest(request: SampleRequestOf<unknown>): void {
   if (!Number.isInteger(request.maxTokens) || request.maxTokens < 1) {
     throw new SamplingRuleError(`maxTokens must be a positive integer, got ${JSON.stringify(request.maxTokens)}`);
   }

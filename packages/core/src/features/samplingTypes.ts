@@ -1,5 +1,4 @@
 import type { Constructor } from '../metadata';
-import type { Context } from '../runtime/Context';
 
 /** Content of sampling messages (MCP `SamplingMessageContentBlock`). */
 export interface TextContent {
@@ -65,16 +64,20 @@ export interface SamplingToolDescription {
   [key: string]: unknown;
 }
 
-/** A tool the server runs itself during the tool loop: a DTO-typed input and a function. */
-export interface SamplingTool<I = any> {
+/**
+ * A tool the server runs itself during the tool loop: a DTO-typed input and a function that
+ * gets the request's context `C` (`Context`: see `SamplingTool`, which binds it).
+ */
+export interface SamplingToolOf<I, C> {
   name: string;
   description?: string;
   /** Input DTO class; its schema is offered to the model and validates what it sends. */
   input?: Constructor<I>;
-  run(input: I, ctx: Context): unknown;
+  run(input: I, ctx: C): unknown;
 }
 
-export interface SampleRequest {
+/** A `sampling/createMessage` request as `ctx.sample()` takes it; its runnable tools get the context `C` (see `SampleRequest`). */
+export interface SampleRequestOf<C> {
   messages: SamplingMessage[];
   /** Required by the protocol: the most tokens the client's model may produce. */
   maxTokens: number;
@@ -90,7 +93,7 @@ export interface SampleRequest {
    * the answer returned; `SamplingTool`s or provider classes with `@Tool` methods make the
    * runtime run the whole tool loop.
    */
-  tools?: Array<SamplingToolDescription | SamplingTool | Constructor>;
+  tools?: Array<SamplingToolDescription | SamplingToolOf<any, C> | Constructor>;
   toolChoice?: ToolChoice;
   /** Turns of the tool loop at most (default 10); the last one is sent with `toolChoice: none`. */
   maxIterations?: number;

@@ -1,7 +1,7 @@
 import { AccessDeniedError, InvalidParamsError } from '../errors';
 import type { ChangeFilter } from '../runtime/ChangeBroadcaster';
 import type { Context } from '../runtime/Context';
-import type { FeatureHost } from '../runtime/FeatureHost';
+import type { FeatureHost } from './FeatureHost';
 import type { CorePlugin } from '../runtime/plugins';
 import { findResource } from './resources';
 
@@ -17,12 +17,12 @@ const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId';
 export function subscriptionsPlugin(host: FeatureHost): CorePlugin {
   return {
     name: 'core:subscriptions',
-    register: (plugin) => plugin.route('subscriptions/listen', (params, ctx) => listen(host, params, ctx)),
+    register: (plugin) => plugin.route('subscriptions/listen', (params, ctx) => listen(host, params, ctx), ['modern']),
   };
 }
 
 async function listen(host: FeatureHost, params: Record<string, unknown>, ctx: Context): Promise<Record<string, unknown>> {
-  const honoured = honouredFilter(params.notifications, host.capabilities(ctx.protocolVersion));
+  const honoured = honouredFilter(params.notifications, host.capabilities(ctx.revision));
   if (honoured.resourceSubscriptions && host.access.active) honoured.resourceSubscriptions = await readable(host, honoured.resourceSubscriptions, ctx);
   const meta = { [SUBSCRIPTION_ID_META]: ctx.requestId };
   ctx.notifyClient('notifications/subscriptions/acknowledged', { _meta: meta, notifications: honoured });

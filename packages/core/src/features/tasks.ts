@@ -1,15 +1,15 @@
 import { ClientCapabilityError, InternalError, InvalidParamsError, McpError, MethodNotFoundError } from '../errors';
-import { clip, featuresOf, isPlainObject } from '../protocol';
+import { clip, isPlainObject } from '../protocol';
 import { Context } from '../runtime/Context';
 import type { ClientFeatures } from '../runtime/Context';
-import type { FeatureHost, MethodHandler } from '../runtime/FeatureHost';
+import type { MethodHandler } from '../runtime/Dispatcher';
 import type { CorePlugin } from '../runtime/plugins';
-import { modernEra } from '../session/Era';
-import type { RequestChannel, RequestScope } from '../session';
-import { isTerminal, TASK_RUN_META } from '../tasks';
+import type { RequestChannel } from '../session';
+import { isTerminal, RELATED_TASK_META, TASK_RUN_META, TASKS_EXTENSION } from '../tasks';
 import type { TaskExecutor, TaskOutcome, TaskRecord, TaskStatusListener } from '../tasks';
+import type { FeatureHost } from './FeatureHost';
 import { routeAll } from './routeAll';
-import { anyTaskTool, handshakeTask, handshakeTasks, modernTask, ownerOf, RELATED_TASK_META, TASKS_EXTENSION } from './tasksCall';
+import { anyTaskTool, ownerOf } from './tasksCall';
 import type { TaskRunContext } from './tasksCall';
 import { invokeTool } from './tools';
 
@@ -27,11 +27,13 @@ export function tasksPlugin(host: FeatureHost): CorePlugin {
     name: 'core:tasks',
     dependencies: ['core:tools'],
     register(plugin) {
-      routeAll(plugin, taskHandlers(host));
-      plugin.capability('tasks', (version) =>
-        handshakeTasks(version) && anyTaskTool(host) ? { list: {}, cancel: {}, requests: { tools: { call: {} } } } : undefined,
+      // 2025-11-25 waits for results with tasks/result and lists tasks; the extension carries
+      // results in tasks/get and takes input with tasks/update.
+      routeAll(plugin, taskHandlers(host), { 'tasks/result': ['handshake'], 'tasks/list': ['handshake'], 'tasks/update': ['modern'] });
+      plugin.capability('tasks', (_version, revision) =>
+        revision.taskAugmentation && anyTaskTool(host) ? { list: {}, cancel: {}, requests: { tools: { call: {} } } } : undefined,
       );
-      plugin.extension(TASKS_EXTENSION, (version) => (featuresOf(version).era === 'modern' && anyTaskTool(host) ? {} : undefined));
+      plugin.extension(TASKS_EXTENSION, () => (anyTaskTool(host) ? {} : undefined));
       host.tasks.bind(taskExecutor(host), statusNotifier(host));
       // Timers and the store are touched only once a tool supports tasks.
       const startWhenNeeded = () => {
@@ -48,13 +50,9 @@ export function tasksPlugin(host: FeatureHost): CorePlugin {
 export function taskHandlers(host: FeatureHost): Record<string, MethodHandler> {
   const { tasks } = host;
 
-  const get: MethodHandler = async (params, ctx) => {
-    const task = await lookup(host, params, ctx);
-    return modern(ctx) ? detailed(task) : handshakeTask(task);
-  };
+  const get: MethodHandler = async (params, ctx) => ctx.codec.tasks.shown(await lookup(host, params, ctx));
 
   const result: MethodHandler = async (params, ctx) => {
-    if (modern(ctx)) throw new MethodNotFoundError('Method not found: tasks/result (the 2026-07-28 tasks extension returns results from tasks/get)');
     const found = await lookup(host, params, ctx);
     const task = isTerminal(found.status) ? found : await tasks.waitForTerminal(found.taskId, ctx.signal);
     if (!task) throw notFound('Task has expired');
@@ -68,7 +66,6 @@ export function taskHandlers(host: FeatureHost): Record<string, MethodHandler> {
   };
 
   const list: MethodHandler = async (params, ctx) => {
-    if (modern(ctx)) throw new MethodNotFoundError('Method not found: tasks/list (not part of the 2026-07-28 tasks extension)');
     const owner = ownerOf(ctx);
     const cursor = params.cursor;
     if (cursor !== undefined && typeof cursor !== 'string') throw new InvalidParamsError('Invalid cursor for tasks/list: it must be a string');
@@ -77,27 +74,17 @@ export function taskHandlers(host: FeatureHost): Record<string, MethodHandler> {
       return { tasks: [] };
     }
     const page = await tasks.store.list(owner, cursor, TASKS_PAGE_SIZE);
-    const answer: Record<string, unknown> = { tasks: page.tasks.map(handshakeTask) };
+    const answer: Record<string, unknown> = { tasks: page.tasks.map((task) => ctx.codec.tasks.shown(task)) };
     if (page.nextCursor !== undefined) answer.nextCursor = page.nextCursor;
     return answer;
   };
 
   const cancel: MethodHandler = async (params, ctx) => {
     const task = await lookup(host, params, ctx);
-    if (modern(ctx)) {
-      // Cooperative: acknowledged whatever the status.
-      if (!isTerminal(task.status)) await tasks.cancel(task, 'The task was cancelled by request.');
-      return {};
-    }
-    if (isTerminal(task.status)) throw new InvalidParamsError(`Cannot cancel task: already in terminal status '${task.status}'`);
-    const updated = await tasks.cancel(task, 'The task was cancelled by request.');
-    if (!updated) throw notFound('Task not found');
-    if (updated.status !== 'cancelled') throw new InvalidParamsError(`Cannot cancel task: already in terminal status '${updated.status}'`);
-    return handshakeTask(updated);
+    return ctx.codec.tasks.cancel(task, () => tasks.cancel(task, 'The task was cancelled by request.'));
   };
 
   const update: MethodHandler = async (params, ctx) => {
-    if (!modern(ctx)) throw new MethodNotFoundError('Method not found: tasks/update (it needs protocol 2026-07-28 and the tasks extension)');
     await lookup(host, params, ctx);
     if (params.inputResponses !== undefined && !isPlainObject(params.inputResponses)) {
       throw new InvalidParamsError('Invalid "inputResponses": it must be an object keyed by input request');
@@ -117,33 +104,18 @@ export function taskHandlers(host: FeatureHost): Record<string, MethodHandler> {
   return handlers;
 }
 
-function modern(ctx: Context): boolean {
-  return featuresOf(ctx.protocolVersion).era === 'modern';
-}
-
 function notFound(why: string): InvalidParamsError {
   return new InvalidParamsError(`Failed to retrieve task: ${why}`);
 }
 
 /** The caller's task named by `params.taskId`; another caller's task is "not found", like a missing one. */
 async function lookup(host: FeatureHost, params: Record<string, unknown>, ctx: Context): Promise<TaskRecord> {
-  if (!handshakeTasks(ctx.protocolVersion) && !modern(ctx)) {
-    throw new MethodNotFoundError(`Method not found: ${ctx.method} (tasks need protocol 2025-11-25 or later)`);
-  }
+  if (!ctx.revision.tasks) throw new MethodNotFoundError(`Method not found: ${ctx.method} (tasks need protocol 2025-11-25 or later)`);
   const taskId = params.taskId;
   if (typeof taskId !== 'string') throw new InvalidParamsError(`${ctx.method} needs a string "taskId"`);
   const task = await host.tasks.store.get(taskId);
   if (!task || task.owner !== ownerOf(ctx)) throw notFound('Task not found');
   return task;
-}
-
-/** A task as 2026-07-28 `tasks/get` shows it: with its result or error once terminal. */
-function detailed(task: TaskRecord): Record<string, unknown> {
-  const shown = modernTask(task);
-  if (task.status === 'completed' && task.result) shown.result = task.result;
-  if (task.status === 'failed') shown.error = task.error ?? { code: -32603, message: task.statusMessage ?? 'Internal error' };
-  if (task.status === 'input_required') shown.inputRequests = {};
-  return shown;
 }
 
 /** `notifications/tasks/status` to the 2025-11-25 session a task belongs to, when this replica serves it. */
@@ -153,14 +125,14 @@ function statusNotifier(host: FeatureHost): TaskStatusListener {
     changed(task) {
       const session = runOf(task).session;
       const connection = session === undefined ? undefined : host.sessionConnection(session);
-      if (connection && handshakeTasks(connection.session.protocolVersion)) connection.notify('notifications/tasks/status', handshakeTask(task));
+      if (connection?.session.revision.taskAugmentation) connection.notify('notifications/tasks/status', connection.tasks.shown(task));
     },
   };
 }
 
 function runOf(task: TaskRecord): TaskRunContext {
   const meta = task.request.params._meta as Record<string, unknown> | undefined;
-  return (meta?.[TASK_RUN_META] ?? { protocolVersion: '2025-11-25', clientCapabilities: {} }) as TaskRunContext;
+  return (meta?.[TASK_RUN_META] ?? { clientCapabilities: {} }) as TaskRunContext;
 }
 
 const NOT_IN_TASKS = (what: string) =>
@@ -180,20 +152,14 @@ function taskExecutor(host: FeatureHost): TaskExecutor {
   return async (task, signal) => {
     const params = task.request.params;
     const run = runOf(task);
-    const isModern = featuresOf(run.protocolVersion).era === 'modern';
+    const live = run.session === undefined ? undefined : host.sessionConnection(run.session);
+    // The scope it was created with: its session while this replica serves it, else as saved.
+    const { scope, codec } = host.restoreScope(run, live?.session);
     const name = params.name;
     const tool = typeof name === 'string' ? host.tools.get(name) : undefined;
-    if (!tool) return failure(new InvalidParamsError(`Unknown tool: ${clip(String(name))}`), isModern, host);
+    if (!tool) return failure(new InvalidParamsError(`Unknown tool: ${clip(String(name))}`), codec, host);
     const { [TASK_RUN_META]: _run, ...ownMeta } = (params._meta ?? {}) as Record<string, unknown>;
     const requestParams = { ...params, _meta: ownMeta };
-    const live = run.session === undefined ? undefined : host.sessionConnection(run.session);
-    const scope: RequestScope = live?.session ?? {
-      protocolVersion: run.protocolVersion,
-      clientCapabilities: run.clientCapabilities,
-      clientInfo: run.clientInfo as RequestScope['clientInfo'],
-      logLevel: undefined,
-      session: undefined,
-    };
     const ctx = new Context({
       requestId: task.taskId,
       method: 'tools/call',
@@ -204,28 +170,25 @@ function taskExecutor(host: FeatureHost): TaskExecutor {
       progressToken: progressTokenOf(ownMeta),
       params: requestParams,
       principal: run.principal,
+      codec,
     });
     if (signal.aborted) ctx.cancel(signal.reason);
     else signal.addEventListener('abort', () => ctx.cancel(signal.reason), { once: true });
     try {
-      const result = (await invokeTool(host, tool, params.arguments, ctx)) as Record<string, unknown>;
-      // 2025-11-25: a tool result with isError fails the task; the extension calls it completed.
-      if (!isModern && result.isError === true) return { status: 'failed', statusMessage: textOf(result), result };
-      // The extension's result is what the call would have returned synchronously: a complete result.
-      return { status: 'completed', result: isModern ? { ...result, resultType: 'complete' } : result };
+      return codec.tasks.outcome((await invokeTool(host, tool, params.arguments, ctx)) as Record<string, unknown>);
     } catch (error) {
-      return failure(error, isModern, host);
+      return failure(error, codec, host);
     } finally {
       ctx.finish();
     }
   };
 }
 
-function failure(error: unknown, isModern: boolean, host: FeatureHost): TaskOutcome {
-  const mapped = isModern ? modernEra.error(error) : error;
-  if (mapped instanceof McpError) return { status: 'failed', statusMessage: mapped.message, error: mapped.toJSON() };
-  host.reportError('a task failed', mapped);
-  const internal = new InternalError(host.debug && mapped instanceof Error ? `Internal error: ${mapped.message}` : 'Internal error');
+function failure(error: unknown, codec: Context['codec'], host: FeatureHost): TaskOutcome {
+  const mapped = codec.error(error);
+  if (mapped) return { status: 'failed', statusMessage: mapped.message, error: mapped.toJSON() };
+  host.reportError('a task failed', error);
+  const internal = new InternalError(host.debug && error instanceof Error ? `Internal error: ${error.message}` : 'Internal error');
   return { status: 'failed', statusMessage: internal.message, error: internal.toJSON() };
 }
 
@@ -249,10 +212,4 @@ function taskChannel(host: FeatureHost, taskId: string, session: string | undefi
 function progressTokenOf(meta: Record<string, unknown>): string | number | undefined {
   const token = meta.progressToken;
   return typeof token === 'string' || typeof token === 'number' ? token : undefined;
-}
-
-function textOf(result: Record<string, unknown>): string | undefined {
-  const content = Array.isArray(result.content) ? (result.content as Array<Record<string, unknown>>) : [];
-  const text = content.find((block) => block?.type === 'text')?.text;
-  return typeof text === 'string' ? text : undefined;
 }

@@ -1,4 +1,4 @@
-import { featuresOf } from '../protocol';
+import type { Revision } from '../protocol';
 import type { RegisteredTool } from '../runtime/buildTool';
 
 export type CallToolResult = Record<string, unknown> & { content: unknown[]; isError?: boolean };
@@ -9,12 +9,11 @@ export function toolErrorResult(text: string): CallToolResult {
 }
 
 /**
- * Shapes what a tool method returned into a CallToolResult for the given protocol version
+ * Shapes what a tool method returned into a CallToolResult for the given revision
  * (DESIGN §3: string → text, output DTO → structuredContent + text, bytes → image/audio/blob,
  * full results pass through).
  */
-export function shapeToolResult(value: unknown, tool: RegisteredTool, version: string): CallToolResult {
-  const features = featuresOf(version);
+export function shapeToolResult(value: unknown, tool: RegisteredTool, revision: Revision): CallToolResult {
   if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
   if (value === undefined || value === null) return { content: [] };
 
@@ -26,13 +25,13 @@ export function shapeToolResult(value: unknown, tool: RegisteredTool, version: s
       return toolErrorResult(`Tool "${tool.name}" returned a result that does not match its output schema: ${problems.join('; ')}`);
     }
     const result: CallToolResult = { content: [{ type: 'text', text }] };
-    if (features.titlesAndStructuredOutput) result.structuredContent = structuredContent;
+    if (revision.titlesAndStructuredOutput) result.structuredContent = structuredContent;
     return result;
   }
 
-  if (value instanceof Uint8Array) return { content: [binaryContent(value, tool, features.audioContent)] };
+  if (value instanceof Uint8Array) return { content: [binaryContent(value, tool, revision.audioContent)] };
   if (isCallToolResult(value)) {
-    if (!features.titlesAndStructuredOutput && 'structuredContent' in value) {
+    if (!revision.titlesAndStructuredOutput && 'structuredContent' in value) {
       const { structuredContent: _dropped, ...older } = value;
       return older as CallToolResult;
     }

@@ -1,8 +1,9 @@
-import { clip, echo, featuresOf } from '../protocol';
-import { ClientCapabilityError, InvalidClientResponseError, InvalidParamsError, McpError, RequestEndedError, ToolError, UserRejectedError } from '../errors';
+import { clip, echo } from '../protocol';
+import { ClientCapabilityError, InvalidParamsError, McpError, RequestEndedError, ToolError, UserRejectedError } from '../errors';
 import type { Context } from '../runtime/Context';
 import type { RegisteredTool } from '../runtime/buildTool';
-import type { FeatureHost, MethodHandler } from '../runtime/FeatureHost';
+import type { MethodHandler } from '../runtime/Dispatcher';
+import type { FeatureHost } from './FeatureHost';
 import type { CorePlugin } from '../runtime/plugins';
 import { pageFor, perCaller } from './listFor';
 import { routeAll } from './routeAll';
@@ -17,7 +18,7 @@ export function toolHandlers(host: FeatureHost): Record<string, MethodHandler> {
   const list: MethodHandler = (params, ctx) => {
     const { page, items } = pageFor(host, host.toolPages, params.cursor, ctx);
     const answer = (visible: readonly RegisteredTool[]) => {
-      const listed = visible.map((tool) => tool.listing(ctx.protocolVersion));
+      const listed = visible.map((tool) => tool.listing(ctx.revision));
       return perCaller(page.nextCursor === undefined ? { tools: listed } : { tools: listed, nextCursor: page.nextCursor }, host, ctx);
     };
     return items instanceof Promise ? items.then(answer) : answer(items);
@@ -91,19 +92,19 @@ function runTool(host: ToolInvoker, tool: RegisteredTool, input: unknown, ctx: C
   }
   if (value instanceof Promise) {
     return value.then(
-      (resolved) => shapeToolResult(resolved, tool, ctx.protocolVersion),
+      (resolved) => shapeToolResult(resolved, tool, ctx.revision),
       (error) => failedCall(error, tool.name, host, ctx),
     );
   }
-  return shapeToolResult(value, tool, ctx.protocolVersion);
+  return shapeToolResult(value, tool, ctx.revision);
 }
 
 function failedCall(error: unknown, name: string, host: ToolInvoker, ctx: Context): CallToolResult {
-  // A request that ended with input_required, or a missing capability where the protocol has
-  // an error for it (2026-07-28: -32021), is not the tool's failure.
+  // A request that ended with input_required is not the tool's failure; nor is what the
+  // request's era answers as a protocol error of its own (2026-07-28: a missing capability
+  // is -32021, a malformed input response -32602).
   if (error instanceof RequestEndedError) throw error;
-  // 2026-07-28: a missing capability and a malformed input response are the request's errors (-32021, -32602).
-  if ((error instanceof ClientCapabilityError || error instanceof InvalidClientResponseError) && featuresOf(ctx.protocolVersion).modernErrors) throw error;
+  if (!(error instanceof McpError) && ctx.codec.error(error) !== undefined) throw error;
   // These say what went wrong without revealing internals, and the model can act on them.
   if (error instanceof ToolError || error instanceof ClientCapabilityError || error instanceof UserRejectedError) {
     return toolErrorResult(error.message);

@@ -1,9 +1,19 @@
-import type { Principal } from '../access';
 import type { OutgoingMessage, RequestId } from './messages';
+import type { Principal } from './Principal';
 
 export interface TransportSendOptions {
   /** The incoming request this message belongs to, so stream-based transports can route it. */
   relatedRequestId?: RequestId;
+}
+
+/**
+ * What a transport knows of the sender of one message, handed over with it. Over HTTP it is
+ * the request's own (its credentials may change from one POST to the next); transports that
+ * carry no credentials (stdio, in-memory) leave it out and the connection's principal applies.
+ */
+export interface MessageInfo {
+  /** Who sent the message, as the transport's authentication established it. */
+  readonly principal?: Principal;
 }
 
 /**
@@ -17,7 +27,7 @@ export interface Transport {
   start(): Promise<void>;
   send(message: OutgoingMessage, options?: TransportSendOptions): void | Promise<void>;
   close(): Promise<void>;
-  onmessage?: (message: unknown) => void;
+  onmessage?: (message: unknown, info?: MessageInfo) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
   /**
@@ -31,9 +41,4 @@ export interface Transport {
    */
   requestEnded?(id: RequestId): void;
   sessionId?: string;
-  /**
-   * Who sent the message being delivered, when the transport knows it (HTTP authentication):
-   * read while `onmessage` runs, so it may change from one message to the next.
-   */
-  readonly principal?: Principal;
 }

@@ -11,13 +11,12 @@ export {
   VERSION_WITHOUT_HEADER,
   PROTOCOL_VERSION_META,
   isServedVersion,
-  negotiateVersion,
-  requestedEra,
-  featuresOf,
+  revisionOf,
 } from './versions';
-export type { EraName, HandshakeVersion, ModernVersion, VersionFeatures } from './versions';
+export type { EraName, HandshakeVersion, ModernVersion, Revision } from './versions';
 export type * from './messages';
 export { PendingRequests } from './PendingRequests';
 export type { OutgoingRequestOptions } from './PendingRequests';
-export type { Transport, TransportSendOptions } from './Transport';
+export type { MessageInfo, Transport, TransportSendOptions } from './Transport';
+export type { Principal } from './Principal';
 export { clip, echo, quote, reasonText, ECHO_LIMIT } from './quote';

@@ -1,4 +1,4 @@
-/** Protocol revisions served, oldest first, and what differs between them. */
+/** Protocol revisions served, oldest first, and what each one's messages can carry. */
 
 export const HANDSHAKE_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
 export type HandshakeVersion = (typeof HANDSHAKE_VERSIONS)[number];
@@ -34,65 +34,58 @@ export function isModernVersion(version: unknown): version is ModernVersion {
   return MODERN_VERSIONS.includes(version as ModernVersion);
 }
 
-/** The requested version when served, else the newest (the client then decides whether to go on). */
-export function negotiateVersion(requested: unknown): HandshakeVersion {
-  return isServedVersion(requested) ? requested : LATEST_HANDSHAKE_VERSION;
-}
-
 /**
- * The era a request asks for: `modern` when it names a protocol version in
- * `_meta[PROTOCOL_VERSION_META]` (served or not: an unknown one is refused with -32022 by that
- * era), undefined when it names none and the connection's handshake era applies.
+ * What one protocol revision's messages can carry. A request's revision comes with its scope
+ * (`ctx.revision`): features ask it what to put in a listing or a result, and never compare
+ * versions or ask which era a request belongs to; how an era frames results and errors is
+ * its codec's business (eras/).
  */
-export function requestedEra(params: Record<string, unknown>): EraName | undefined {
-  const meta = params._meta;
-  if (typeof meta !== 'object' || meta === null) return undefined;
-  return (meta as Record<string, unknown>)[PROTOCOL_VERSION_META] === undefined ? undefined : 'modern';
-}
-
-/** Features a version may carry. Dates compare lexically, so `>=` on the string works. */
-export interface VersionFeatures {
-  /** How requests of this version carry their context. */
-  era: EraName;
+export interface Revision {
+  readonly version: string;
+  /** How requests of this version carry their context; read by the era codecs only. */
+  readonly era: EraName;
   /** JSON-RPC batches exist only in 2025-03-26. */
-  batching: boolean;
+  readonly batching: boolean;
   /** Tool `annotations` appeared in 2025-03-26. */
-  toolAnnotations: boolean;
+  readonly toolAnnotations: boolean;
   /** `title`, `outputSchema`, `structuredContent`, `_meta` on definitions: 2025-06-18. */
-  titlesAndStructuredOutput: boolean;
-  /** `icons`, `execution` on tools and `description` in serverInfo: 2025-11-25. */
-  icons: boolean;
+  readonly titlesAndStructuredOutput: boolean;
+  /** `icons` and `description` in serverInfo: 2025-11-25. */
+  readonly icons: boolean;
   /** Audio content blocks: 2025-03-26. */
-  audioContent: boolean;
+  readonly audioContent: boolean;
   /** The `completions` server capability (`completion/complete`): 2025-03-26. */
-  completions: boolean;
+  readonly completions: boolean;
   /** A `message` on progress notifications: 2025-03-26. */
-  progressMessage: boolean;
+  readonly progressMessage: boolean;
   /** `elicitation/create`: 2025-06-18. */
-  elicitation: boolean;
+  readonly elicitation: boolean;
   /** Elicitation modes (form and url) and the richer form schemas (titled enums, defaults): 2025-11-25. */
-  elicitationModes: boolean;
+  readonly elicitationModes: boolean;
   /** Sampling with tools (`tools`, `toolChoice`, tool_use and tool_result content): 2025-11-25. */
-  samplingTools: boolean;
+  readonly samplingTools: boolean;
   /** `elicitationId` on URL-mode elicitations and `notifications/elicitation/complete`: 2025-11-25 only. */
-  elicitationIds: boolean;
+  readonly elicitationIds: boolean;
+  /** MCP tasks: 2025-11-25 in the protocol itself, then the `io.modelcontextprotocol/tasks` extension. */
+  readonly tasks: boolean;
   /**
-   * A missing client capability is the protocol error -32021 (with `requiredCapabilities`)
-   * rather than a tool error, and an unknown resource -32602 rather than -32002: 2026-07-28.
+   * Tasks as 2025-11-25 defines them: the `tasks` capability, `execution.taskSupport` on tool
+   * listings and task-augmented requests (the extension that replaced them decides per call).
    */
-  modernErrors: boolean;
-  /** `resultType` on results and `ttlMs`/`cacheScope` on cacheable ones: 2026-07-28. */
-  resultTypes: boolean;
+  readonly taskAugmentation: boolean;
 }
 
-const featureCache = new Map<string, VersionFeatures>();
+const revisions = new Map<string, Revision>();
 
-export function featuresOf(version: string): VersionFeatures {
-  let features = featureCache.get(version);
-  if (!features) {
-    const modern = isModernVersion(version);
-    features = {
-      era: modern ? 'modern' : 'handshake',
+/** What a version's messages can carry; one frozen object per version. */
+export function revisionOf(version: string): Revision {
+  let revision = revisions.get(version);
+  if (!revision) {
+    const era: EraName = isModernVersion(version) ? 'modern' : 'handshake';
+    // Dates compare lexically, so `>=` on the string works.
+    revision = Object.freeze({
+      version,
+      era,
       batching: version === '2025-03-26',
       toolAnnotations: version >= '2025-03-26',
       titlesAndStructuredOutput: version >= '2025-06-18',
@@ -104,10 +97,10 @@ export function featuresOf(version: string): VersionFeatures {
       elicitationModes: version >= '2025-11-25',
       samplingTools: version >= '2025-11-25',
       elicitationIds: version === '2025-11-25',
-      modernErrors: version >= '2026-07-28',
-      resultTypes: version >= '2026-07-28',
-    };
-    featureCache.set(version, features);
+      tasks: version >= '2025-11-25',
+      taskAugmentation: version === '2025-11-25',
+    });
+    revisions.set(version, revision);
   }
-  return features;
+  return revision;
 }

@@ -1,24 +1,26 @@
-import type { Principal } from '../access';
 import type { SessionRecord } from '../cluster';
-import { ErrorCode, InternalError, InvalidParamsError, InvalidRequestError, McpError, MethodNotFoundError, ParseError, withoutStack } from '../errors';
-import { classify, clip, featuresOf, negotiateVersion, PendingRequests, quote, reasonText } from '../protocol';
+import { codecOf, sessionLifecycle } from '../eras';
+import type { EraCodec, EraSource, Prepared, ServerDescription, TaskWire } from '../eras';
+import { ErrorCode, InternalError, InvalidRequestError, McpError, MethodNotFoundError, ParseError, withoutStack } from '../errors';
+import { classify, clip, PendingRequests, quote, reasonText } from '../protocol';
 import type {
   JsonRpcErrorObject,
   JsonRpcMessage,
   JsonRpcNotification,
   JsonRpcRequest,
   JsonRpcResponse,
+  MessageInfo,
   OutgoingRequestOptions,
+  Principal,
   RequestId,
+  Transport,
 } from '../protocol';
 import type { DependencyContainer } from 'tsyringe';
-import { eraOf, InputRound, Session } from '../session';
-import type { ClientCapabilities, Era, EraSource, Implementation, LoggingLevel, ModernSettings, RequestChannel, RequestScope } from '../session';
-import type { Transport } from '../protocol';
+import { Session } from '../session';
+import type { LoggingLevel, RequestChannel, RequestScope } from '../session';
 import { Context } from './Context';
 import type { ClientFeatures } from './Context';
-import type { Dispatcher } from './Dispatcher';
-import type { MethodHandler } from './FeatureHost';
+import type { Dispatcher, MethodHandler } from './Dispatcher';
 import { passes, RateLimiter } from './Logger';
 
 /** What a connection needs from its server. */
@@ -32,8 +34,8 @@ export interface ConnectionHost {
   readonly defaultLogLevel: LoggingLevel;
   /** Log messages per second a session may receive (bursts of twice that). */
   readonly logRateLimit: number;
-  /** How requests without a handshake (2026-07-28) are served. */
-  readonly modern: ModernSettings;
+  /** What the server says of itself, and how it serves requests without a handshake. */
+  readonly server: ServerDescription;
   /**
    * Prefix of the ids of requests sent to clients (`<replica>:`), so a replica that receives
    * the answer knows which replica asked. Numbers when absent.
@@ -43,7 +45,6 @@ export interface ConnectionHost {
   readonly maxRequestsInFlight: number;
   /** Messages one batch may hold; a larger batch is refused whole with -32600. */
   readonly maxBatchSize: number;
-  initializeResult(version: string): Record<string, unknown>;
   reportError(what: string, error: unknown): void;
   onConnectionClosed(connection: Connection): void;
 }
@@ -67,7 +68,7 @@ type Deliver = (response: JsonRpcResponse | undefined) => void;
 interface InFlight {
   ctx: Context | undefined;
   method: string;
-  era: Era;
+  codec: EraCodec;
   cancelled: boolean;
 }
 
@@ -79,6 +80,7 @@ interface InFlight {
  */
 export class Connection implements RequestChannel, EraSource {
   readonly session: Session;
+  readonly server: ServerDescription;
   private readonly pending: PendingRequests;
   private readonly logLimiter: RateLimiter;
   /** Diagnostics the client can cause (responses to unknown ids) are rate-limited: clients must not control log volume. */
@@ -87,8 +89,6 @@ export class Connection implements RequestChannel, EraSource {
   private readonly inFlight = new Map<RequestId, InFlight>();
   /** Handlers still running, cancelled or not: what maxRequestsInFlight bounds. */
   private running = 0;
-  /** The server capabilities this session was told of at initialize. */
-  declaredCapabilities: Record<string, unknown> = {};
   private inputEnded = false;
   private closed = false;
   private closing: Promise<void> | undefined;
@@ -100,9 +100,10 @@ export class Connection implements RequestChannel, EraSource {
     private readonly localPrincipal?: Principal,
   ) {
     this.pending = new PendingRequests(host.requestIdPrefix);
-    this.session = new Session({ request: (method, params) => this.request(method, params) }, transport.sessionId);
+    this.server = host.server;
+    this.session = new Session({ request: (method, params) => this.request(method, params) }, sessionLifecycle.initialRevision, transport.sessionId);
     this.logLimiter = new RateLimiter(host.logRateLimit, host.logRateLimit * 2);
-    transport.onmessage = (message) => this.receive(message);
+    transport.onmessage = (message, info) => this.receive(message, info);
     transport.onclose = () => this.onTransportClosed();
     transport.onerror = (error) => host.reportError('transport error', error);
     transport.oninputend = () => {
@@ -116,14 +117,12 @@ export class Connection implements RequestChannel, EraSource {
   }
 
   /**
-   * Serves without a handshake, as if `initialize` had negotiated `protocolVersion` with a
-   * client of unknown capabilities: for stateless HTTP, where every request stands alone.
+   * Serves without a handshake, as if `initialize` had negotiated the version the transport
+   * names with a client of unknown capabilities: for stateless HTTP, where every request stands alone.
    */
   assumeInitialized(protocolVersion: string): void {
-    this.session.protocolVersion = negotiateVersion(protocolVersion);
-    this.session.state = 'ready';
-    this.session.stateless = true;
-    this.declaredCapabilities = this.host.initializeResult(this.session.protocolVersion).capabilities as Record<string, unknown>;
+    sessionLifecycle.assume(this.session, protocolVersion);
+    this.session.declaredCapabilities = this.server.capabilities(this.session.revision);
   }
 
   /**
@@ -131,14 +130,13 @@ export class Connection implements RequestChannel, EraSource {
    * had run its handshake.
    */
   restore(record: SessionRecord): void {
-    const session = this.session;
-    session.protocolVersion = negotiateVersion(record.protocolVersion);
-    session.clientCapabilities = record.clientCapabilities;
-    session.clientInfo = record.clientInfo;
-    session.state = record.state;
-    session.logLevel = record.logLevel;
-    for (const uri of record.subscriptions) session.subscriptions.add(uri);
-    this.declaredCapabilities = this.host.initializeResult(session.protocolVersion).capabilities as Record<string, unknown>;
+    sessionLifecycle.restore(this.session, record);
+    this.session.declaredCapabilities = this.server.capabilities(this.session.revision);
+  }
+
+  /** The connection's own scope: its session, with which handshake-era requests are served. */
+  get scope(): RequestScope {
+    return this.session;
   }
 
   /** The connection's own channel to its client, as the handshake era uses it. */
@@ -146,17 +144,9 @@ export class Connection implements RequestChannel, EraSource {
     return this;
   }
 
-  get modern(): ModernSettings {
-    return this.host.modern;
-  }
-
-  /** The subject of the message being handled: what binds 2026-07-28 requestState. */
-  get principal(): string | undefined {
-    return this.callerNow()?.subject;
-  }
-
-  private callerNow(): Principal | undefined {
-    return this.transport.principal ?? this.localPrincipal;
+  /** How tasks are shown to the client of this connection's session. */
+  get tasks(): TaskWire {
+    return sessionLifecycle.codec.tasks;
   }
 
   get isOpen(): boolean {
@@ -202,8 +192,8 @@ export class Connection implements RequestChannel, EraSource {
     })());
   }
 
-  /** Entry point for everything the transport delivers. */
-  receive(data: unknown): void {
+  /** Entry point for everything the transport delivers, with what it knows of the sender. */
+  receive(data: unknown, info?: MessageInfo): void {
     let value = data;
     if (typeof data === 'string') {
       try {
@@ -213,12 +203,14 @@ export class Connection implements RequestChannel, EraSource {
         return;
       }
     }
+    // The caller of every request: the transport's, else the connection's (stdio, in-memory).
+    const principal = info?.principal ?? this.localPrincipal;
     if (Array.isArray(value)) {
-      this.receiveBatch(value).catch((error) => this.host.reportError('batch failed', error));
+      this.receiveBatch(value, principal).catch((error) => this.host.reportError('batch failed', error));
       return;
     }
     // With a deliver callback, an answer that comes later goes to it; what returns is immediate.
-    const answer = this.handle(value, this.sendAnswer);
+    const answer = this.handle(value, principal, this.sendAnswer);
     if (answer && !(answer instanceof Promise)) this.send(answer);
   }
 
@@ -229,20 +221,17 @@ export class Connection implements RequestChannel, EraSource {
 
   private readonly answerFailed = (error: unknown): void => this.host.reportError('request failed', error);
 
-  private async receiveBatch(items: unknown[]): Promise<void> {
+  private async receiveBatch(items: unknown[], principal: Principal | undefined): Promise<void> {
     if (items.length > this.host.maxBatchSize) {
       this.send(errorResponse(null, { code: ErrorCode.InvalidRequest, message: `Invalid Request: a batch of ${items.length} messages; at most ${this.host.maxBatchSize} are accepted` }));
       return;
     }
-    if (items.length === 0 || !featuresOf(this.session.protocolVersion).batching || this.session.state === 'awaiting-initialize') {
-      const why =
-        items.length === 0
-          ? 'an empty batch'
-          : `JSON-RPC batches are not supported in protocol version ${this.session.state === 'awaiting-initialize' ? '(none negotiated yet)' : this.session.protocolVersion}`;
-      this.send(errorResponse(null, { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${why}` }));
+    const refused = sessionLifecycle.batchRefusal(this.session, items.length);
+    if (refused !== undefined) {
+      this.send(errorResponse(null, { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${refused}` }));
       return;
     }
-    const answers = await Promise.all(items.map((item) => this.handle(item, undefined)));
+    const answers = await Promise.all(items.map((item) => this.handle(item, principal, undefined)));
     const responses = answers.filter((a): a is JsonRpcResponse => a !== undefined);
     if (responses.length > 0) this.send(responses);
   }
@@ -252,11 +241,11 @@ export class Connection implements RequestChannel, EraSource {
    * own), an answer that comes later goes to it instead of into a returned promise; without
    * (a batch member), it is returned, so the batch can wait for all of them.
    */
-  private handle(value: unknown, deliver: Deliver | undefined): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
+  private handle(value: unknown, principal: Principal | undefined, deliver: Deliver | undefined): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
     const classified = classify(value);
     switch (classified.kind) {
       case 'request':
-        return this.handleRequest(classified.message, deliver);
+        return this.handleRequest(classified.message, principal, deliver);
       case 'notification':
         this.handleNotification(classified.message);
         return undefined;
@@ -271,7 +260,7 @@ export class Connection implements RequestChannel, EraSource {
     }
   }
 
-  private handleRequest(request: JsonRpcRequest, deliver: Deliver | undefined): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
+  private handleRequest(request: JsonRpcRequest, principal: Principal | undefined, deliver: Deliver | undefined): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
     const { id, method } = request;
     if (this.inFlight.has(id)) {
       return errorResponse(id, new InvalidRequestError(`Request id ${quote(id)} is already in use by a request in progress`).toJSON());
@@ -280,18 +269,19 @@ export class Connection implements RequestChannel, EraSource {
       return errorResponse(id, new InvalidRequestError(`Too many requests in progress (${this.host.maxRequestsInFlight}); wait for some to be answered`).toJSON());
     }
     const params = request.params ?? {};
-    const era = eraOf(params);
-    if (method === 'initialize' && era.name === 'handshake') {
+    const codec = codecOf(params);
+    // The handshake of the session's own era belongs to the connection, not to a route.
+    if (method === 'initialize' && codec === sessionLifecycle.codec) {
       if (!deliver) return errorResponse(id, new InvalidRequestError('initialize must not be part of a batch').toJSON());
-      return this.initialize(request);
+      return this.initialize(id, params);
     }
-    const refused = era.refusal(this, method, params);
+    const route = this.host.dispatcher.routeOf(method);
+    const refused = codec.refusal(this, method, params, route);
     if (refused !== undefined) return errorResponse(id, refused.toJSON());
-    const handler = this.host.dispatcher.handlerFor(method);
-    if (!handler) {
+    if (!route) {
       return errorResponse(id, new MethodNotFoundError(`Method not found: ${clip(method)}`).toJSON());
     }
-    return this.dispatch(id, method, params, era, handler, deliver);
+    return this.dispatch(id, method, params, codec, route.handler, principal, deliver);
   }
 
   /** Runs a handler; answers synchronously when the handler does, so fast requests skip the microtask queue. */
@@ -299,15 +289,16 @@ export class Connection implements RequestChannel, EraSource {
     id: RequestId,
     method: string,
     params: Record<string, unknown>,
-    era: Era,
+    codec: EraCodec,
     handler: MethodHandler,
+    principal: Principal | undefined,
     deliver: Deliver | undefined,
   ): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
-    let prepared: ReturnType<Era['prepare']>;
+    let prepared: Prepared;
     try {
-      prepared = era.prepare(this, method, params, id);
+      prepared = codec.prepare(this, method, params, id, principal);
     } catch (error) {
-      return errorResponse(id, this.toErrorObject(error, method, era));
+      return errorResponse(id, this.toErrorObject(error, method, codec));
     }
     const ctx = new Context({
       requestId: id,
@@ -318,9 +309,10 @@ export class Connection implements RequestChannel, EraSource {
       client: this.host.clientFeatures,
       progressToken: progressTokenOf(params),
       params,
-      principal: this.callerNow(),
+      principal,
+      codec,
     });
-    const entry: InFlight = { ctx, method, era, cancelled: false };
+    const entry: InFlight = { ctx, method, codec, cancelled: false };
     this.inFlight.set(id, entry);
     this.running++;
     let result: ReturnType<MethodHandler>;
@@ -330,8 +322,8 @@ export class Connection implements RequestChannel, EraSource {
       return this.settle(entry, id, undefined, error);
     }
     if (result instanceof Promise) {
-      // Without a handshake, the first unanswered question to the client ends the request.
-      const answer = prepared.channel instanceof InputRound ? Promise.race([result, prepared.channel.needed]) : result;
+      // The era may end the request first (2026-07-28: the first unanswered question to the client).
+      const answer = prepared.interrupt === undefined ? result : Promise.race([result, prepared.interrupt]);
       if (deliver) {
         answer.then(
           (value) => this.settleAndDeliver(deliver, entry, id, value as Record<string, unknown>, undefined),
@@ -364,46 +356,35 @@ export class Connection implements RequestChannel, EraSource {
     // The response is sent after this returns; close only once it has been handed over.
     if (this.inputEnded) setImmediate(() => this.closeIfDrained());
     if (entry.cancelled) return undefined;
-    if (error !== undefined) return errorResponse(id, this.toErrorObject(error, entry.method, entry.era));
+    if (error !== undefined) return errorResponse(id, this.toErrorObject(error, entry.method, entry.codec));
     if (typeof result !== 'object' || result === null || Array.isArray(result)) {
       // A route or middleware that returned no result object (a forgotten `return`).
       const problem = new Error(`"${entry.method}" produced ${Array.isArray(result) ? 'an array' : String(result)} instead of a result object`);
-      return errorResponse(id, this.toErrorObject(problem, entry.method, entry.era));
+      return errorResponse(id, this.toErrorObject(problem, entry.method, entry.codec));
     }
     if (result.resultType === 'input_required') {
       // Questions still waiting in the handler are dropped with it.
       ctx.cancel(withoutStack(() => new Error('Answered with input_required')));
     }
-    return { jsonrpc: '2.0', id, result: entry.era.complete(this, entry.method, result) };
+    return { jsonrpc: '2.0', id, result: entry.codec.complete(this, entry.method, result, ctx.resultHints) };
   }
 
-  private initialize(request: JsonRpcRequest): JsonRpcResponse {
-    const { id } = request;
-    const session = this.session;
-    if (session.state !== 'awaiting-initialize') {
-      return errorResponse(id, new InvalidRequestError('The session is already initialized').toJSON());
+  private initialize(id: RequestId, params: Record<string, unknown>): JsonRpcResponse {
+    let result: Record<string, unknown>;
+    try {
+      result = sessionLifecycle.initialize(this.session, params, this.server);
+    } catch (error) {
+      return errorResponse(id, this.toErrorObject(error, 'initialize', sessionLifecycle.codec));
     }
-    const params = request.params ?? {};
-    const problem = checkInitializeParams(params);
-    if (problem) return errorResponse(id, new InvalidParamsError(`Invalid initialize params: ${problem}`).toJSON());
-
-    session.protocolVersion = negotiateVersion(params.protocolVersion);
-    session.clientCapabilities = params.capabilities as ClientCapabilities;
-    session.clientInfo = params.clientInfo as Implementation;
-    session.state = 'initializing';
-    const result = this.host.initializeResult(session.protocolVersion);
-    this.declaredCapabilities = result.capabilities as Record<string, unknown>;
-    session.changed();
+    this.session.declaredCapabilities = result.capabilities as Record<string, unknown>;
+    this.session.changed();
     return { jsonrpc: '2.0', id, result };
   }
 
   private handleNotification(notification: JsonRpcNotification): void {
     switch (notification.method) {
       case 'notifications/initialized':
-        if (this.session.state === 'initializing') {
-          this.session.state = 'ready';
-          this.session.changed();
-        }
+        if (sessionLifecycle.initialized(this.session)) this.session.changed();
         return;
       case 'notifications/cancelled': {
         const requestId = notification.params?.requestId as RequestId | undefined;
@@ -429,11 +410,11 @@ export class Connection implements RequestChannel, EraSource {
     }
   }
 
-  private toErrorObject(thrown: unknown, method: string, era: Era): JsonRpcErrorObject {
-    const error = era.error(thrown);
-    if (error instanceof McpError) return error.toJSON();
-    this.host.reportError(`"${method}" failed`, error);
-    const message = this.host.debug && error instanceof Error ? `Internal error: ${error.message}` : 'Internal error';
+  private toErrorObject(thrown: unknown, method: string, codec: EraCodec): JsonRpcErrorObject {
+    const error = codec.error(thrown);
+    if (error !== undefined) return error.toJSON();
+    this.host.reportError(`"${method}" failed`, thrown);
+    const message = this.host.debug && thrown instanceof Error ? `Internal error: ${thrown.message}` : 'Internal error';
     return new InternalError(message).toJSON();
   }
 
@@ -496,16 +477,4 @@ function errorResponse(id: RequestId | null, error: JsonRpcErrorObject): JsonRpc
 function progressTokenOf(params: Record<string, unknown>): string | number | undefined {
   const token = (params._meta as Record<string, unknown> | undefined)?.progressToken;
   return typeof token === 'string' || typeof token === 'number' ? token : undefined;
-}
-
-function checkInitializeParams(params: Record<string, unknown>): string | undefined {
-  if (typeof params.protocolVersion !== 'string') return '"protocolVersion" must be a string';
-  if (typeof params.capabilities !== 'object' || params.capabilities === null || Array.isArray(params.capabilities)) {
-    return '"capabilities" must be an object';
-  }
-  const info = params.clientInfo as Record<string, unknown> | undefined;
-  if (typeof info !== 'object' || info === null || typeof info.name !== 'string' || typeof info.version !== 'string') {
-    return '"clientInfo" must be an object with string "name" and "version"';
-  }
-  return undefined;
 }

@@ -1,14 +1,19 @@
 import type { DependencyContainer } from 'tsyringe';
-import type { Principal } from '../access';
+import type { EraCodec, ResultHints } from '../eras';
 import { RequestEndedError } from '../errors';
 import type { ElicitationResult } from '../features/elicitationTypes';
-import type { Root, SampleRequest, SampleResult, SamplingTool, ToolLoopResult } from '../features/samplingTypes';
+import type { Root, SampleRequestOf, SampleResult, SamplingToolOf, ToolLoopResult } from '../features/samplingTypes';
 import type { Constructor } from '../metadata';
-import { featuresOf } from '../protocol';
-import type { RequestId } from '../protocol';
+import type { Principal, RequestId, Revision } from '../protocol';
 import type { ClientCapabilities, Implementation, RequestChannel, RequestScope, Session } from '../session';
 import { createLogger } from './Logger';
 import type { Logger } from './Logger';
+
+/** A tool the server runs itself during the tool loop of `ctx.sample()`: a DTO-typed input and a function. */
+export type SamplingTool<I = any> = SamplingToolOf<I, Context>;
+
+/** What `ctx.sample()` takes: a `sampling/createMessage` request, whose runnable tools get the request's Context. */
+export type SampleRequest = SampleRequestOf<Context>;
 
 /** The client features a handler may use; implemented in features/, supplied by the server. */
 export interface ClientFeatures {
@@ -58,6 +63,8 @@ export interface ContextInit {
   params: Readonly<Record<string, unknown>>;
   /** Who sent the request, when authentication says. */
   principal?: Principal;
+  /** The codec of the request's era: how its results, errors and tasks go on the wire. */
+  codec: EraCodec;
 }
 
 /**
@@ -71,6 +78,7 @@ export class Context {
   private logger: Logger | undefined;
   private lastProgress = -Infinity;
   private finished = false;
+  private hints: ResultHints | undefined;
 
   /** @internal */
   constructor(private readonly init: ContextInit) {}
@@ -96,6 +104,26 @@ export class Context {
 
   get protocolVersion(): string {
     return this.init.scope.protocolVersion;
+  }
+
+  /** @internal What the request's messages can carry: features ask it, never the version. */
+  get revision(): Revision {
+    return this.init.scope.revision;
+  }
+
+  /** @internal The codec of the request's era: its task shapes and protocol errors. */
+  get codec(): EraCodec {
+    return this.init.codec;
+  }
+
+  /** @internal How the result may be cached, as the handler knows (2026-07-28 `ttlMs`, `cacheScope`). */
+  get resultHints(): ResultHints | undefined {
+    return this.hints;
+  }
+
+  /** @internal Says how the result may be cached; the era fills in what is left from the server's defaults. */
+  hintResult(hints: ResultHints): void {
+    this.hints = this.hints === undefined ? { ...hints } : Object.assign(this.hints, hints);
   }
 
   get clientInfo(): Implementation | undefined {
@@ -150,7 +178,7 @@ export class Context {
     this.lastProgress = value;
     const params: Record<string, unknown> = { progressToken: token, progress: value };
     if (total !== undefined) params.total = total;
-    if (message !== undefined && featuresOf(this.protocolVersion).progressMessage) params.message = message;
+    if (message !== undefined && this.init.scope.revision.progressMessage) params.message = message;
     this.init.channel.notify('notifications/progress', params, this.init.requestId);
   }
 

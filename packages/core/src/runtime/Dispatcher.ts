@@ -1,10 +1,22 @@
 import { DefinitionError } from '../errors';
 import type { DefinitionErrorCode } from '../errors';
+import type { EraName } from '../protocol';
 import type { RequestScope } from '../session';
 import type { Context } from './Context';
-import type { MethodHandler, NotificationHandler } from './FeatureHost';
 import { checkMiddlewares, compose } from './middleware';
 import type { ComposedMiddleware, Middleware } from './middleware';
+
+/** A JSON-RPC method implementation: params in, result object out. */
+export type MethodHandler = (params: Record<string, unknown>, ctx: Context) => Record<string, unknown> | Promise<Record<string, unknown>>;
+
+/** A client notification's handler: its params, and the scope of the client that sent it. */
+export type NotificationHandler = (params: Record<string, unknown>, scope: RequestScope) => void | Promise<void>;
+
+/** A routed request method: its handler, and the eras it exists in (every era when left out). */
+export interface Route {
+  readonly handler: MethodHandler;
+  readonly eras?: readonly EraName[];
+}
 
 /** Methods the connection itself handles (the handshake and its lifecycle); no route may take them. */
 const LIFECYCLE_METHODS: ReadonlySet<string> = new Set(['initialize', 'notifications/initialized', 'notifications/cancelled']);
@@ -15,7 +27,7 @@ const LIFECYCLE_METHODS: ReadonlySet<string> = new Set(['initialize', 'notificat
  * Client notifications have routes of their own; middleware does not wrap them.
  */
 export class Dispatcher {
-  private readonly routes = new Map<string, MethodHandler>();
+  private readonly routes = new Map<string, Route>();
   private readonly notificationRoutes = new Map<string, NotificationHandler>();
   private readonly middlewares: Middleware[] = [];
   private chain: ComposedMiddleware | undefined;
@@ -29,10 +41,10 @@ export class Dispatcher {
     return taken ? { code: 'DUPLICATE_NAME', message: `the ${kind === 'request' ? 'method' : 'notification'} "${method}" already has a handler` } : undefined;
   }
 
-  route(method: string, handler: MethodHandler): void {
+  route(method: string, handler: MethodHandler, eras?: readonly EraName[]): void {
     const refused = this.refusal(method, 'request');
     if (refused) throw new DefinitionError(refused.code, `Dispatcher: ${refused.message}`);
-    this.routes.set(method, handler);
+    this.routes.set(method, eras === undefined ? { handler } : { handler, eras });
   }
 
   onNotification(method: string, handler: NotificationHandler): void {
@@ -41,7 +53,7 @@ export class Dispatcher {
     this.notificationRoutes.set(method, handler);
   }
 
-  handlerFor(method: string): MethodHandler | undefined {
+  routeOf(method: string): Route | undefined {
     return this.routes.get(method);
   }
 

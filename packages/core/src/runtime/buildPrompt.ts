@@ -1,11 +1,12 @@
 import type { InvocationTarget } from './middleware';
 import { DefinitionError } from '../errors';
+import type { Revision } from '../protocol';
 import type { Constructor, PromptDefinition } from '../metadata';
 import { schemaForDto } from '../schema';
 import { compileDtoValidator } from '../validation';
 import type { DtoValidator } from '../validation';
 import { Context } from './Context';
-import { describeFor, perVersion } from './describe';
+import { describeFor, perRevision } from './describe';
 import { isDtoClass } from './dtoTypes';
 
 export interface PromptArgument {
@@ -24,7 +25,7 @@ export interface RegisteredPrompt {
   readonly argsValidator: DtoValidator<unknown> | undefined;
   /** Whether the method takes the arguments as its first parameter (else only the Context). */
   readonly takesArgs: boolean;
-  listing(version: string): Record<string, unknown>;
+  listing(revision: Revision): Record<string, unknown>;
 }
 
 export function buildPrompt(definition: PromptDefinition, provider: Constructor): RegisteredPrompt {
@@ -44,9 +45,9 @@ export function buildPrompt(definition: PromptDefinition, provider: Constructor)
   }
 
   const promptArguments = argsType ? argumentsOf(argsType, where) : [];
-  const listing = perVersion((version) => {
+  const listing = perRevision((revision) => {
     const entry: Record<string, unknown> = { name };
-    describeFor(version, entry, options);
+    describeFor(revision, entry, options);
     if (promptArguments.length > 0) entry.arguments = promptArguments.map((a) => ({ ...a }));
     return entry;
   });

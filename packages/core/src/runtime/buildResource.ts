@@ -1,7 +1,8 @@
 import { DefinitionError } from '../errors';
+import type { Revision } from '../protocol';
 import type { Constructor, ResourceDefinition } from '../metadata';
 import { UriTemplate } from '../uri';
-import { describeFor, perVersion } from './describe';
+import { describeFor, perRevision } from './describe';
 import type { InvocationTarget } from './middleware';
 
 export interface RegisteredResource {
@@ -16,7 +17,7 @@ export interface RegisteredResource {
   /** Set for templates. */
   readonly template: UriTemplate | undefined;
   /** The `resources/list` entry (fixed) or `resources/templates/list` entry (template). */
-  listing(version: string): Record<string, unknown>;
+  listing(revision: Revision): Record<string, unknown>;
 }
 
 export function buildResource(definition: ResourceDefinition, provider: Constructor): RegisteredResource {
@@ -41,9 +42,9 @@ export function buildResource(definition: ResourceDefinition, provider: Construc
     }
   }
   const name = options.name ?? methodName;
-  const listing = perVersion((version) => {
+  const listing = perRevision((revision) => {
     const entry: Record<string, unknown> = template ? { uriTemplate: options.uri, name } : { uri: options.uri, name };
-    describeFor(version, entry, options);
+    describeFor(revision, entry, options);
     if (options.mimeType !== undefined) entry.mimeType = options.mimeType;
     if (!template && options.size !== undefined) entry.size = options.size;
     if (options.annotations) entry.annotations = options.annotations;

@@ -2,14 +2,14 @@ import type { InvocationTarget } from './middleware';
 import { headerParamsOf } from './headerParams';
 import type { ToolHeaderParam } from './headerParams';
 import { DefinitionError } from '../errors';
+import type { Revision } from '../protocol';
 import type { Constructor, TaskSupport, ToolDefinition } from '../metadata';
-import { featuresOf } from '../protocol';
 import { schemaForDto } from '../schema';
 import type { JsonSchema } from '../schema';
 import { checkSchema, compileAuthoredSchema, compileDtoValidator, lazySchemaValidator } from '../validation';
 import type { DtoValidator, SchemaValidator } from '../validation';
 import { Context } from './Context';
-import { describeFor, perVersion } from './describe';
+import { describeFor, perRevision } from './describe';
 import { isDtoClass } from './dtoTypes';
 
 /** Where each method parameter comes from. */
@@ -30,7 +30,7 @@ export interface RegisteredTool {
   /** Whether the tool may run as a task (`@Tool({ task })`); `forbidden` by default. */
   readonly taskSupport: TaskSupport;
   /** The `tools/list` entry as the given protocol version can carry it; cached per version. */
-  listing(version: string): Record<string, unknown>;
+  listing(revision: Revision): Record<string, unknown>;
 }
 
 const EMPTY_INPUT_SCHEMA: JsonSchema = Object.freeze({ type: 'object', properties: {}, additionalProperties: false });
@@ -68,14 +68,12 @@ export function buildTool(definition: ToolDefinition, provider: Constructor): Re
     throw new DefinitionError('INVALID_OPTION', `${where}: task must be 'optional', 'required' or 'forbidden', not ${JSON.stringify(taskSupport)}`);
   }
 
-  const listing = perVersion((version) => {
-    const features = featuresOf(version);
-    const entry = describeFor(version, { name }, options);
+  const listing = perRevision((revision) => {
+    const entry = describeFor(revision, { name }, options);
     entry.inputSchema = inputSchema;
-    if (features.titlesAndStructuredOutput && outputSchema) entry.outputSchema = outputSchema;
-    if (features.toolAnnotations && options.annotations) entry.annotations = options.annotations;
-    // `execution.taskSupport` exists only in 2025-11-25 (the 2026-07-28 tasks extension is server-directed).
-    if (taskSupport !== 'forbidden' && features.icons && features.era === 'handshake') entry.execution = { taskSupport };
+    if (revision.titlesAndStructuredOutput && outputSchema) entry.outputSchema = outputSchema;
+    if (revision.toolAnnotations && options.annotations) entry.annotations = options.annotations;
+    if (taskSupport !== 'forbidden' && revision.taskAugmentation) entry.execution = { taskSupport };
     return entry;
   });
 

@@ -1,5 +1,5 @@
 import type { Icon } from '../metadata';
-import { featuresOf } from '../protocol';
+import type { Revision } from '../protocol';
 
 /** Options every listed definition (tool, resource, prompt) may carry. */
 interface Describable {
@@ -10,24 +10,23 @@ interface Describable {
 }
 
 /**
- * Copies the descriptive fields a protocol version can carry onto a listing entry:
- * `title` and `_meta` from 2025-06-18, `icons` from 2025-11-25.
+ * Copies the descriptive fields a revision can carry onto a listing entry: `title` and
+ * `_meta` from 2025-06-18, `icons` from 2025-11-25.
  */
-export function describeFor(version: string, entry: Record<string, unknown>, options: Describable): Record<string, unknown> {
-  const features = featuresOf(version);
-  if (features.titlesAndStructuredOutput && options.title !== undefined) entry.title = options.title;
+export function describeFor(revision: Revision, entry: Record<string, unknown>, options: Describable): Record<string, unknown> {
+  if (revision.titlesAndStructuredOutput && options.title !== undefined) entry.title = options.title;
   if (options.description !== undefined) entry.description = options.description;
-  if (features.icons && options.icons) entry.icons = options.icons;
-  if (features.titlesAndStructuredOutput && options._meta) entry._meta = options._meta;
+  if (revision.icons && options.icons) entry.icons = options.icons;
+  if (revision.titlesAndStructuredOutput && options._meta) entry._meta = options._meta;
   return entry;
 }
 
-/** A per-version cache for listing entries, which never change once built. */
-export function perVersion(build: (version: string) => Record<string, unknown>): (version: string) => Record<string, unknown> {
-  const cache = new Map<string, Record<string, unknown>>();
-  return (version) => {
-    let entry = cache.get(version);
-    if (!entry) cache.set(version, (entry = build(version)));
+/** A per-revision cache for listing entries, which never change once built. */
+export function perRevision(build: (revision: Revision) => Record<string, unknown>): (revision: Revision) => Record<string, unknown> {
+  const cache = new Map<Revision, Record<string, unknown>>();
+  return (revision) => {
+    let entry = cache.get(revision);
+    if (!entry) cache.set(revision, (entry = build(revision)));
     return entry;
   };
 }

@@ -1,4 +1,4 @@
 export type { Logger } from './Logger';
 export { Context } from './Context';
 export type { Middleware, MiddlewareContext, InvocationTarget } from './middleware';
-export type { Plugin, PluginHost, PluginRequestHandler, PluginNotificationHandler, CapabilityValue } from './plugins';
+export type { Plugin, PluginHost, PluginRequestHandler, PluginNotificationHandler, CapabilityValue, ServiceKey } from './plugins';

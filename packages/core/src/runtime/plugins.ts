@@ -1,9 +1,8 @@
 import { DefinitionError } from '../errors';
 import type { DefinitionErrorCode } from '../errors';
-import type { Authentication } from '../access';
-import type { ClusterOptions } from '../cluster';
+import type { EraName, Revision } from '../protocol';
 import type { RequestScope } from '../session';
-import type { ClientFeatures, Context } from './Context';
+import type { Context } from './Context';
 import type { Middleware } from './middleware';
 
 /** A request handler a plugin adds: params in, result object out. */
@@ -14,6 +13,19 @@ export type PluginNotificationHandler = (params: Record<string, unknown>, scope:
 
 /** A server capability: a fixed value, or one per protocol version (undefined leaves it out). */
 export type CapabilityValue = Record<string, unknown> | ((protocolVersion: string) => Record<string, unknown> | undefined);
+
+/**
+ * A service the server takes from one plugin: how it authenticates its callers
+ * (`AuthenticationService`), the cluster it is a replica of (`ClusterService`), … The key
+ * names the service and checks what is provided; what the server does with it is the
+ * service's own contract. Each service is provided by one plugin per server.
+ */
+export interface ServiceKey<T> {
+  /** Names the service in messages. */
+  readonly name: string;
+  /** Checks a provided value, throwing a TypeError or DefinitionError that names what to fix. */
+  check(value: unknown): asserts value is T;
+}
 
 /** What a plugin may do to the server it is added to. */
 export interface PluginHost {
@@ -33,22 +45,16 @@ export interface PluginHost {
    * merged; a name already advertised is refused. `capability('extensions', …)` is refused: use this.
    */
   extension(name: string, settings: CapabilityValue): void;
+  /**
+   * Provides a service to the server (one per server: a second provider is refused). The key
+   * checks the value; the server may refuse it too, inside this call, so the plugin can undo
+   * what it opened for it.
+   */
+  provide<T>(service: ServiceKey<T>, value: T): void;
   /** Runs when the server closes, after its connections are closed; hooks run in registration order. */
   onClose(hook: () => void | Promise<void>): void;
   /** Reports an error as the server does (its `onError`, or stderr). */
   reportError(what: string, error: unknown): void;
-  /**
-   * Makes the server authenticate its callers this way (one per server): HTTP requests are
-   * answered 401 without credentials it accepts, and every target not marked `@Public()`
-   * needs an authenticated caller.
-   */
-  authentication(authentication: Authentication): void;
-  /**
-   * Makes the server one replica of a cluster (one per server): sessions, SSE events, change
-   * notifications and client answers are shared through these stores, so any replica behind a
-   * load balancer serves any request.
-   */
-  cluster(options: ClusterOptions): void;
 }
 
 /** A bundle of routes, capabilities and middleware added with `server.plugin(plugin, options)`. */
@@ -60,9 +66,13 @@ export interface Plugin<Options = void> {
   register(host: PluginHost, options: Options): void;
 }
 
-/** The host the built-in features get: a plugin's, plus the client features behind `ctx.sample/elicit/roots`. */
-export interface CorePluginHost extends PluginHost {
-  provide<Feature extends keyof ClientFeatures>(feature: Feature, implementation: ClientFeatures[Feature]): void;
+/** A capability of a built-in feature: per revision, which says what its messages can carry. */
+export type CoreCapabilityValue = Record<string, unknown> | ((protocolVersion: string, revision: Revision) => Record<string, unknown> | undefined);
+
+/** The host the built-in features get: a plugin's, with routes that exist in some eras only and capabilities per revision. */
+export interface CorePluginHost extends Omit<PluginHost, 'capability'> {
+  route(method: string, handler: PluginRequestHandler, eras?: readonly EraName[]): void;
+  capability(name: string, value: CoreCapabilityValue): void;
 }
 
 /** A built-in feature: a plugin on the same seam, with the core host. */
@@ -75,14 +85,12 @@ export interface CorePlugin {
 /** What registering a plugin adds, applied only when its `register` returns without throwing. */
 export interface PluginAdditions {
   middlewares: Middleware[];
-  routes: Array<[string, PluginRequestHandler]>;
+  routes: Array<[string, PluginRequestHandler, readonly EraName[] | undefined]>;
   notifications: Array<[string, PluginNotificationHandler]>;
-  capabilities: Array<[string, CapabilityValue]>;
+  capabilities: Array<[string, CoreCapabilityValue]>;
   extensions: Array<[string, CapabilityValue]>;
-  clientFeatures: Partial<ClientFeatures>;
+  services: Map<ServiceKey<unknown>, unknown>;
   closeHooks: Array<() => void | Promise<void>>;
-  authentication?: Authentication;
-  cluster?: ClusterOptions;
 }
 
 /** Where a server applies what plugins add. */
@@ -92,11 +100,10 @@ export interface PluginTarget {
   routeRefusal(method: string, kind: 'request' | 'notification'): { code: DefinitionErrorCode; message: string } | undefined;
   hasCapability(name: string): boolean;
   hasExtension(name: string): boolean;
-  hasClientFeature(feature: keyof ClientFeatures): boolean;
-  hasAuthentication(): boolean;
-  hasCluster(): boolean;
-  /** Why the server cannot join a cluster, or undefined when it can. */
-  clusterRefusal(): string | undefined;
+  /** True when a plugin already provided this service. */
+  hasService(service: ServiceKey<unknown>): boolean;
+  /** Why the server cannot take this service, or undefined when it can. */
+  serviceRefusal(service: ServiceKey<unknown>, value: unknown): string | undefined;
   apply(additions: PluginAdditions): void;
   reportError(what: string, error: unknown): void;
 }
@@ -125,16 +132,7 @@ export class PluginRegistry {
   addCore(plugin: CorePlugin): void {
     this.checkName(plugin);
     const additions = emptyAdditions();
-    const host: CorePluginHost = {
-      ...this.hostFor(plugin.name, additions),
-      provide: (feature, implementation) => {
-        if (this.target.hasClientFeature(feature) || additions.clientFeatures[feature] !== undefined) {
-          throw new DefinitionError('DUPLICATE_NAME', `plugin "${plugin.name}": the client feature "${feature}" is already provided`);
-        }
-        additions.clientFeatures[feature] = implementation;
-      },
-    };
-    plugin.register(host);
+    plugin.register(this.hostFor(plugin.name, additions));
     this.commit(plugin, additions);
   }
 
@@ -155,7 +153,7 @@ export class PluginRegistry {
     this.registered.set(plugin.name, plugin.version);
   }
 
-  private hostFor(name: string, additions: PluginAdditions): PluginHost {
+  private hostFor(name: string, additions: PluginAdditions): CorePluginHost & PluginHost {
     const where = `plugin "${name}"`;
     const checkRoute = (method: unknown, handler: unknown, kind: 'request' | 'notification', call: string) => {
       if (typeof method !== 'string' || method === '' || typeof handler !== 'function') throw new TypeError(`${where}: ${call}(method, handler) needs a method name and a function`);
@@ -173,15 +171,15 @@ export class PluginRegistry {
         });
         additions.middlewares.push(...middlewares);
       },
-      route: (method, handler) => {
+      route: (method: string, handler: PluginRequestHandler, eras?: readonly EraName[]) => {
         checkRoute(method, handler, 'request', 'route');
-        additions.routes.push([method, handler]);
+        additions.routes.push([method, handler, eras]);
       },
       onNotification: (method, handler) => {
         checkRoute(method, handler, 'notification', 'onNotification');
         additions.notifications.push([method, handler]);
       },
-      capability: (capability, value) => {
+      capability: (capability: string, value: CoreCapabilityValue) => {
         if (capability === 'extensions') throw new DefinitionError('INVALID_OPTION', `${where}: declare each extension with extension(name, settings), not capability("extensions", …)`);
         if (this.target.hasCapability(capability) || additions.capabilities.some(([c]) => c === capability)) {
           throw new DefinitionError('DUPLICATE_NAME', `${where}: the capability "${capability}" is already declared`);
@@ -195,37 +193,26 @@ export class PluginRegistry {
         }
         additions.extensions.push([extension, settings]);
       },
-      onClose: (hook) => void additions.closeHooks.push(hook),
-      reportError: (what, error) => this.target.reportError(`${where}: ${what}`, error),
-      authentication: (authentication) => {
-        if (typeof authentication !== 'object' || authentication === null || typeof authentication.authenticate !== 'function' || typeof authentication.challenge !== 'function') {
-          throw new TypeError(`${where}: authentication(…) needs an object with authenticate(req) and challenge(challenge) functions`);
+      provide: <T>(service: ServiceKey<T>, value: T) => {
+        if (typeof service !== 'object' || service === null || typeof service.name !== 'string' || typeof service.check !== 'function') {
+          throw new TypeError(`${where}: provide(service, value) needs a service key: an object with a name and check(value), as exported where the service is defined`);
         }
-        if (this.target.hasAuthentication() || additions.authentication !== undefined) {
-          throw new DefinitionError('DUPLICATE_NAME', `${where}: the server already has an authentication; add one authentication plugin`);
-        }
-        additions.authentication = authentication;
-      },
-      cluster: (cluster) => {
-        const parts = ['sessions', 'events', 'broadcaster'] as const;
-        if (typeof cluster !== 'object' || cluster === null || parts.some((part) => typeof cluster[part] !== 'object' || cluster[part] === null)) {
-          throw new TypeError(`${where}: cluster(…) needs an object with sessions, events and broadcaster`);
-        }
-        if (cluster.replicaId !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(cluster.replicaId)) {
-          throw new DefinitionError('INVALID_OPTION', `${where}: replicaId must be 1 to 64 letters, digits, "_" or "-", not ${JSON.stringify(cluster.replicaId)}`);
-        }
-        if (this.target.hasCluster() || additions.cluster !== undefined) {
-          throw new DefinitionError('DUPLICATE_NAME', `${where}: the server is already part of a cluster; add one cluster plugin`);
+        const key: ServiceKey<T> = service;
+        key.check(value);
+        if (this.target.hasService(service) || additions.services.has(service)) {
+          throw new DefinitionError('DUPLICATE_NAME', `${where}: the ${service.name} service is already provided; add one plugin that provides it`);
         }
         // Refused here, inside register(), so the plugin can undo what it opened.
-        const refused = this.target.clusterRefusal();
+        const refused = this.target.serviceRefusal(service, value);
         if (refused) throw new DefinitionError('INVALID_OPTION', `${where}: ${refused}`);
-        additions.cluster = cluster;
+        additions.services.set(service, value);
       },
+      onClose: (hook) => void additions.closeHooks.push(hook),
+      reportError: (what, error) => this.target.reportError(`${where}: ${what}`, error),
     };
   }
 }
 
 function emptyAdditions(): PluginAdditions {
-  return { middlewares: [], routes: [], notifications: [], capabilities: [], extensions: [], clientFeatures: {}, closeHooks: [] };
+  return { middlewares: [], routes: [], notifications: [], capabilities: [], extensions: [], services: new Map(), closeHooks: [] };
 }

@@ -1,5 +1,6 @@
 import type { ClusterOptions } from '../cluster';
 import type { Plugin } from '../runtime/plugins';
+import { ClusterService } from '../runtime/services';
 
 /**
  * Makes a server one replica of a cluster over the given stores: `server.plugin(cluster,
@@ -9,6 +10,6 @@ import type { Plugin } from '../runtime/plugins';
 export const cluster: Plugin<ClusterOptions> = {
   name: 'cluster',
   register(host, options) {
-    host.cluster(options);
+    host.provide(ClusterService, options);
   },
 };

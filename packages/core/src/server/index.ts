@@ -12,4 +12,4 @@ export type {
   PromptsControl,
   ResourcesControl,
   CacheableMethod,
-} from './McpServer';
+} from './options';

@@ -1,3 +1,4 @@
+import type { Revision } from '../protocol';
 import type { ClientCapabilities, Implementation, LoggingLevel } from './types';
 import type { Session } from './Session';
 
@@ -7,6 +8,8 @@ import type { Session } from './Session';
  */
 export interface RequestScope {
   readonly protocolVersion: string;
+  /** @internal What the request's messages can carry (see Revision). */
+  readonly revision: Revision;
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
   readonly logLevel: LoggingLevel | undefined;

@@ -1,7 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { LATEST_HANDSHAKE_VERSION } from '../protocol';
-import type { HandshakeVersion } from '../protocol';
-import type { RequestScope } from './RequestScope';
+import type { Revision } from '../protocol';
 import type { ClientCapabilities, Implementation, LoggingLevel } from './types';
 
 export type SessionState = 'awaiting-initialize' | 'initializing' | 'ready' | 'closed';
@@ -12,14 +9,14 @@ export interface SessionChannel {
 }
 
 /**
- * One handshake-era conversation with a client: the negotiated version, the client's
- * capabilities and identity, and its log level. A session is its own request scope.
+ * One handshake-era conversation with a client: the negotiated revision, the client's
+ * capabilities and identity, and its log level. A session is its own request scope (a
+ * RequestScope: the handshake era serves every request of the session with it).
  */
-export class Session implements RequestScope {
+export class Session {
   /** The transport's session id where it has one (`Mcp-Session-Id` over HTTP), else a random one. */
   readonly id: string;
   state: SessionState = 'awaiting-initialize';
-  protocolVersion: HandshakeVersion = LATEST_HANDSHAKE_VERSION;
   clientCapabilities: ClientCapabilities = {};
   clientInfo: Implementation | undefined;
   logLevel: LoggingLevel | undefined;
@@ -27,6 +24,8 @@ export class Session implements RequestScope {
   stateless = false;
   /** @internal The client's roots once asked for; dropped when it says they changed. */
   rootsCache: Promise<unknown[]> | undefined;
+  /** @internal The server capabilities this session was told of (list_changed goes only where `listChanged` was). */
+  declaredCapabilities: Record<string, unknown> = {};
   /** Resource uris this client subscribed to with `resources/subscribe`. */
   readonly subscriptions = new Set<string>();
   /** @internal Told of every change to what other replicas must know of the session (shared sessions). */
@@ -34,9 +33,16 @@ export class Session implements RequestScope {
 
   constructor(
     private readonly channel: SessionChannel,
+    /** @internal What the session's messages can carry: the newest revision until `initialize` negotiates one. */
+    public revision: Revision,
     id?: string,
   ) {
-    this.id = id ?? randomUUID();
+    this.id = id ?? crypto.randomUUID();
+  }
+
+  /** The negotiated protocol version. */
+  get protocolVersion(): string {
+    return this.revision.version;
   }
 
   get session(): Session {

@@ -61,3 +61,9 @@ export interface TaskStore {
   /** Atomically gives `runner` every non-terminal task whose lease ended before `now`; returns them (already updated). */
   claimExpired(runner: string, now: number, leaseUntil: number): Promise<TaskRecord[]>;
 }
+
+/** The `_meta` key that ties a message to its task. */
+export const RELATED_TASK_META = 'io.modelcontextprotocol/related-task';
+
+/** The identifier of the 2026-07-28 tasks extension. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';

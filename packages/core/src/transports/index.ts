@@ -1,4 +1,4 @@
-export type { Transport, TransportSendOptions } from '../protocol';
+export type { MessageInfo, Transport, TransportSendOptions } from '../protocol';
 export { StdioTransport } from './StdioTransport';
 export type { StdioTransportOptions } from './StdioTransport';
 export { InMemoryTransport } from './InMemoryTransport';

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import {
   AccessDeniedError,
+  AuthenticationService,
   Completion,
   Context,
   DefinitionError,
@@ -266,7 +267,7 @@ describe('authentication registered by a plugin', () => {
   const authentication = (overrides: Partial<Authentication> = {}): Plugin<void> => ({
     name: 'test-auth',
     register(host) {
-      host.authentication({ authenticate: () => undefined, challenge: () => 'Bearer', ...overrides });
+      host.provide(AuthenticationService, { authenticate: () => undefined, challenge: () => 'Bearer', ...overrides });
     },
   });
 
@@ -284,11 +285,11 @@ describe('authentication registered by a plugin', () => {
 
   it('refuses a second authentication, and one without its functions', () => {
     const server = new McpServer({ name: 'twice', version: '1.0.0' }).plugin(authentication());
-    expect(() => server.plugin({ name: 'other', register: (host) => host.authentication({ authenticate: () => undefined, challenge: () => '' }) })).toThrow(
-      'plugin "other": the server already has an authentication; add one authentication plugin',
+    expect(() => server.plugin({ name: 'other', register: (host) => host.provide(AuthenticationService, { authenticate: () => undefined, challenge: () => '' }) })).toThrow(
+      'plugin "other": the authentication service is already provided; add one plugin that provides it',
     );
-    expect(() => new McpServer({ name: 'bad', version: '1.0.0' }).plugin({ name: 'bad', register: (host) => host.authentication({} as Authentication) })).toThrow(
-      'authentication(…) needs an object with authenticate(req) and challenge(challenge) functions',
+    expect(() => new McpServer({ name: 'bad', version: '1.0.0' }).plugin({ name: 'bad', register: (host) => host.provide(AuthenticationService, {} as Authentication) })).toThrow(
+      'AuthenticationService needs an object with authenticate(req) and challenge(challenge) functions',
     );
   });
 });

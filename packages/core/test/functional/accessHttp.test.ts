@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { AccessDeniedError, Context, McpServer, metadataStore, Public, Roles, Scopes, Tool } from '@typemcp/core';
+import { AccessDeniedError, AuthenticationService, Context, McpServer, metadataStore, Public, Roles, Scopes, Tool } from '@typemcp/core';
 import type { AuthChallenge, Plugin, Principal } from '@typemcp/core';
 
 /** An authentication over a fixed table of tokens: what the HTTP handler does with one, without any JWT. */
@@ -12,7 +12,7 @@ const challenges: AuthChallenge[] = [];
 const tableAuth = (allowAnonymous = false): Plugin<void> => ({
   name: 'table-auth',
   register(host) {
-    host.authentication({
+    host.provide(AuthenticationService, {
       authenticate(req) {
         const header = req.headers.authorization;
         if (header === undefined) return undefined;
@@ -231,7 +231,7 @@ describe('an authenticated HTTP endpoint', () => {
     server.plugin({
       name: 'broken-auth',
       register(host) {
-        host.authentication({
+        host.provide(AuthenticationService, {
           authenticate: (req) => (req.headers.authorization ? tokens['ann-read'] : undefined),
           challenge: (challenge) => {
             if (challenge.error === 'insufficient_scope') throw new Error('no challenge today');

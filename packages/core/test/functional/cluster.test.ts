@@ -8,7 +8,7 @@ import {
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { cluster, Context, DefinitionError, InMemoryBroadcaster, InMemoryEventStore, InMemorySessionStore, McpServer, Resource, Tool } from '@typemcp/core';
+import { cluster, ClusterService, Context, DefinitionError, InMemoryBroadcaster, InMemoryEventStore, InMemorySessionStore, McpServer, Resource, Tool } from '@typemcp/core';
 import type { ClusterOptions } from '@typemcp/core';
 import { expectValidServerMessages } from '../../../../test-support/specSchema';
 import { RecordingTransport } from '../../../../test-support/recordingTransport';
@@ -165,7 +165,7 @@ describe('a cluster of replicas sharing in-memory stores, behind a round-robin b
       client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanges.push(Date.now()));
       await client.subscribeResource({ uri: 'cluster://status' });
-      await until(() => replicas.some((r) => (r.server as unknown as { cluster: unknown }).cluster !== undefined), 'cluster');
+      await until(() => replicas.some((r) => r.server.runtime.cluster !== undefined), 'cluster');
       await new Promise((resolve) => setTimeout(resolve, 100)); // the SDK opens its GET stream after initialized
       for (const replica of replicas) replica.server.resources.notifyUpdated('cluster://status');
       await until(() => updates.length === 3, 'three updates');
@@ -302,7 +302,7 @@ describe('a cluster of replicas sharing in-memory stores, behind a round-robin b
     expect(() => new McpServer({ name: 'x', version: '1' }).plugin(cluster, stores)).toThrow(/requestState\.secret/);
     const server = new McpServer({ name: 'x', version: '1', requestState: { secret: SECRET } });
     server.plugin(cluster, stores);
-    expect(() => server.plugin({ name: 'again', register: (host) => host.cluster(stores) })).toThrow(/already part of a cluster/);
+    expect(() => server.plugin({ name: 'again', register: (host) => host.provide(ClusterService, stores) })).toThrow(/the cluster service is already provided/);
     expect(() => new McpServer({ name: 'x', version: '1', requestState: { secret: SECRET } }).plugin(cluster, { ...stores, replicaId: 'a b' })).toThrow(DefinitionError);
     expect(() => new McpServer({ name: 'x', version: '1', requestState: { secret: SECRET } }).plugin(cluster, { sessions: stores.sessions } as never)).toThrow(/sessions, events and broadcaster/);
   });

@@ -394,7 +394,7 @@ describe('a server without task tools', () => {
       }
     }
     const plain = new McpServer({ name: 'plain', version: '1.0.0', providers: [Plain] });
-    const runtime = (plain as any).taskRuntime;
+    const runtime = (plain as any).runtime.tasks;
     expect(runtime.started).toBe(false);
     const client = await TasksClient.connect(plain);
     expect(client.received[0].message.result.capabilities.tasks).toBeUndefined();
@@ -426,7 +426,7 @@ describe('a server without task tools', () => {
       }
       const modern = await client.request('tasks/get', { taskId: 'nope', _meta: modernMeta() });
       expect(modern.error.code).toBe(-32601);
-      expect((plain as any).taskRuntime.storeValue).toBeUndefined();
+      expect((plain as any).runtime.tasks.storeValue).toBeUndefined();
       await client.close();
     } finally {
       await plain.close();

@@ -130,14 +130,14 @@ describe('tasks across replicas sharing one TaskStore', () => {
     expect(runs).toBe(1);
     // A's lease is renewed while it runs: B claims nothing yet.
     await sleep(150);
-    expect((await store.get(idempotent))!.runner).toBe(a.taskRuntime.replicaId);
+    expect((await store.get(idempotent))!.runner).toBe(a.runtime.tasks.replicaId);
 
     await onA.close();
     await a.close();
     const onB = await client(b);
     const result = await onB.request('tasks/result', { taskId: idempotent });
     expect(result.result.content).toEqual([{ type: 'text', text: 'done after 2 runs' }]);
-    expect((await store.get(idempotent))!.runner).toBe(b.taskRuntime.replicaId);
+    expect((await store.get(idempotent))!.runner).toBe(b.runtime.tasks.replicaId);
 
     const failed = await onB.request('tasks/result', { taskId: notIdempotent });
     expect(failed.error.code).toBe(-32603);
@@ -185,12 +185,12 @@ describe('tasks across replicas sharing one TaskStore', () => {
     await sleep(10);
     failing.now = true; // A is alive; only its renewals fail, for more than a lease period
     await sleep(250);
-    expect((await shared.get(taskId))!.runner).toBe(b.taskRuntime.replicaId);
-    expect(b.taskRuntime.runningTaskIds).toEqual([taskId]);
+    expect((await shared.get(taskId))!.runner).toBe(b.runtime.tasks.replicaId);
+    expect(b.runtime.tasks.runningTaskIds).toEqual([taskId]);
     failing.now = false;
     await sleep(100);
     // A's next renewal answered that it no longer holds the task: its run stopped; B's goes on alone.
-    expect(a.taskRuntime.runningTaskIds).toEqual([]);
+    expect(a.runtime.tasks.runningTaskIds).toEqual([]);
     expect(aborts).toEqual([expect.stringMatching(/lost its lease/)]);
     finish.resolve();
     expect((await onA.request('tasks/result', { taskId })).result.content).toEqual([{ type: 'text', text: 'held done' }]);
@@ -211,7 +211,7 @@ describe('tasks across replicas sharing one TaskStore', () => {
     failing.now = true; // and stays so: only B's status message tells A
     await sleep(250);
     expect((await shared.get(taskId))!).toMatchObject({ status: 'failed', statusMessage: expect.stringMatching(/not marked idempotent/) });
-    expect(a.taskRuntime.runningTaskIds).toEqual([]);
+    expect(a.runtime.tasks.runningTaskIds).toEqual([]);
     expect(aborts).toEqual([expect.stringMatching(/lost its lease/)]);
     finish.resolve();
     await sleep(20);

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { Principal } from '../../access';
 import type { JsonRpcMessage, OutgoingMessage, RequestId } from '../../protocol';
-import type { Transport, TransportSendOptions } from '../../protocol';
+import type { MessageInfo, Transport, TransportSendOptions } from '../../protocol';
 import type { EventStore } from '../../cluster';
 import { SseStream } from './SseStream';
 
@@ -138,7 +137,7 @@ export type RefusalHead = (error: { code: number; message?: string; data?: unkno
  * stream when it belongs to none (list_changed, resource updates, server logs).
  */
 export class HttpSessionTransport implements Transport {
-  onmessage?: (message: unknown) => void;
+  onmessage?: (message: unknown, info?: MessageInfo) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
   lastActivity = Date.now();
@@ -147,8 +146,6 @@ export class HttpSessionTransport implements Transport {
   /** The exchange whose POST is being delivered right now, for errors that carry no id. */
   private delivering: Exchange | undefined;
   private closed = false;
-  /** Who sent the POST being delivered. */
-  private caller: Principal | undefined;
   /** While the session is being saved (shared sessions), what it sends waits, so no answer overtakes the save. */
   private saving: Promise<void> | undefined;
   private readonly held: Array<{ message: OutgoingMessage; relatedRequestId: RequestId | undefined; delivering: Exchange | undefined }> = [];
@@ -169,11 +166,6 @@ export class HttpSessionTransport implements Transport {
       owner?: string;
     } = {},
   ) {}
-
-  /** The caller of the POST being delivered; read by the connection while it handles the POST's messages. */
-  get principal(): Principal | undefined {
-    return this.caller;
-  }
 
   /** The subject the session belongs to, once known. */
   get owner(): string | undefined {
@@ -209,7 +201,7 @@ export class HttpSessionTransport implements Transport {
    * Delivers a POST carrying at least one request; its responses will answer `res`. Resolves
    * once they have all been written.
    */
-  deliverRequests(body: unknown, requestIds: RequestId[], res: ServerResponse, headers: Record<string, string>, principal?: Principal): Promise<void> {
+  deliverRequests(body: unknown, requestIds: RequestId[], res: ServerResponse, headers: Record<string, string>, info?: MessageInfo): Promise<void> {
     this.lastActivity = Date.now();
     let answered!: () => void;
     const done = new Promise<void>((resolve) => (answered = resolve));
@@ -231,12 +223,10 @@ export class HttpSessionTransport implements Transport {
     );
     this.exchanges.add(exchange);
     this.delivering = exchange;
-    this.caller = principal;
     try {
-      this.onmessage?.(body);
+      this.onmessage?.(body, info);
     } finally {
       this.delivering = undefined;
-      this.caller = undefined;
     }
     return done;
   }
@@ -247,14 +237,9 @@ export class HttpSessionTransport implements Transport {
   }
 
   /** Delivers a POST of notifications and responses only (answered 202 by the caller). */
-  deliver(body: unknown, principal?: Principal): void {
+  deliver(body: unknown, info?: MessageInfo): void {
     this.lastActivity = Date.now();
-    this.caller = principal;
-    try {
-      this.onmessage?.(body);
-    } finally {
-      this.caller = undefined;
-    }
+    this.onmessage?.(body, info);
   }
 
   /** Opens the session's stream for messages outside any request (GET). False when one is open. */

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Principal } from '../../access';
-import type { OutgoingMessage } from '../../protocol';
-import type { Transport } from '../../protocol';
+import type { MessageInfo, OutgoingMessage, Principal, Transport } from '../../protocol';
 import { HttpError } from './readBody';
 import { SseStream } from './SseStream';
 
@@ -12,12 +10,10 @@ interface Host {
 
 /** The transport of one 2024-11-05 HTTP+SSE session: everything the server sends is a `message` event. */
 class LegacySseTransport implements Transport {
-  onmessage?: (message: unknown) => void;
+  onmessage?: (message: unknown, info?: MessageInfo) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
   private closed = false;
-  /** Who sent the POST being delivered. */
-  principal: Principal | undefined;
 
   constructor(
     readonly sessionId: string,
@@ -34,12 +30,7 @@ class LegacySseTransport implements Transport {
   }
 
   deliver(payload: unknown, principal: Principal | undefined): void {
-    this.principal = principal;
-    try {
-      this.onmessage?.(payload);
-    } finally {
-      this.principal = undefined;
-    }
+    this.onmessage?.(payload, { principal });
   }
 
   async start(): Promise<void> {}

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AuthChallenge, Authentication, Principal } from '../../access';
+import type { AuthChallenge, Authentication } from '../../access';
 import { AccessDeniedError, DefinitionError, ErrorCode, McpError } from '../../errors';
-import { HANDSHAKE_VERSIONS, isModernVersion, isServedVersion, PROTOCOL_VERSION_META, quote, VERSION_WITHOUT_HEADER } from '../../protocol';
-import type { JsonRpcMessage, RequestId } from '../../protocol';
+import { quote } from '../../protocol';
+import type { JsonRpcMessage, Principal, RequestId } from '../../protocol';
 import type { Transport } from '../../protocol';
 import { InMemoryEventStore } from '../../cluster';
 import type { EventStore, SessionRecord } from '../../cluster';
@@ -14,7 +14,7 @@ import { LegacySseSessions } from './LegacySseSessions';
 import { checkMirroredHeaders, statusOfError } from './mirroredHeaders';
 import type { HeaderParam } from './mirroredHeaders';
 import { HttpError, readBody } from './readBody';
-import { requestedVersion } from '../../session';
+import { isSessionless, sessionlessVersion, statelessVersion } from '../../eras';
 import { checkRequestOrigin } from './security';
 import { SharedSessions } from './SharedSessions';
 import type { ClusterMember } from './SharedSessions';
@@ -244,7 +244,7 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     const contentType = String(req.headers['content-type'] ?? '');
     if (!contentType.includes('application/json')) throw new HttpError(415, 'Unsupported Media Type: the body must be application/json');
 
-    if (isModernRequest(req, payload)) return postModern(req, res, payload, principal);
+    if (isSessionless(single(req, 'mcp-protocol-version'), payload)) return postModern(req, res, payload as Message, principal);
     const messages = (Array.isArray(payload) ? payload : [payload]) as Message[];
     const isMessage = (m: Message) => typeof m === 'object' && m !== null && ('method' in m || 'result' in m || 'error' in m);
     if (messages.length === 0 || !messages.every(isMessage)) {
@@ -274,7 +274,7 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
       shared?.track(transport, session);
       sessions.set(sessionId, transport);
       headers['mcp-session-id'] = sessionId;
-      await transport.deliverRequests(payload, requestIds, res, headers, principal);
+      await transport.deliverRequests(payload, requestIds, res, headers, { principal });
       // A refused initialize leaves no session behind.
       if (session.state === 'awaiting-initialize') {
         shared?.forget(sessionId);
@@ -290,7 +290,7 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     }
 
     if (requestIds.length === 0) {
-      if (payload !== undefined) transport.deliver(payload, principal);
+      if (payload !== undefined) transport.deliver(payload, { principal });
       // What the notifications changed (initialized) is saved before the client may go on elsewhere.
       if (shared) await transport.settled();
       res.writeHead(202).end();
@@ -303,7 +303,7 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     }
     if (options.stateless && !closeWithResponse(res, transport)) return;
     // Awaited, so close() lets this request finish within its grace period.
-    await transport.deliverRequests(payload, requestIds, res, headers, principal);
+    await transport.deliverRequests(payload, requestIds, res, headers, { principal });
   }
 
   /**
@@ -314,11 +314,8 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     const params = (message.params ?? {}) as Record<string, unknown>;
     const method = message.method as string;
     const id = message.id as RequestId | undefined;
-    const bodyVersion = requestedVersion(params);
     try {
-      if (typeof bodyVersion !== 'string') {
-        throw new McpError(-32602, `Invalid params: a 2026-07-28 request names its version, a string, in _meta["${PROTOCOL_VERSION_META}"]`);
-      }
+      const bodyVersion = sessionlessVersion(params);
       const tool = method === 'tools/call' && typeof params.name === 'string' ? params.name : undefined;
       checkMirroredHeaders(req, { method, params }, bodyVersion, tool === undefined ? [] : host.headerParams(tool));
     } catch (error) {
@@ -335,7 +332,7 @@ export function createHttpHandler(host: HttpServerHost, options: HttpHandlerOpti
     const transport = new HttpSessionTransport(undefined, undefined, undefined, { answerStatus: statusOfError, keepAliveMs, refusal });
     await host.connect(transport);
     if (!closeWithResponse(res, transport)) return;
-    await transport.deliverRequests(message, [id], res, { 'x-accel-buffering': 'no' }, principal);
+    await transport.deliverRequests(message, [id], res, { 'x-accel-buffering': 'no' }, { principal });
   }
 
   /**
@@ -422,26 +419,17 @@ function isRequestId(id: unknown): id is RequestId {
   return typeof id === 'string' || Number.isSafeInteger(id);
 }
 
-/**
- * A single request of protocol 2026-07-28 or later: its body names a version in `_meta`, or
- * its `MCP-Protocol-Version` header names a version without a handshake.
- */
-function isModernRequest(req: IncomingMessage, payload: unknown): payload is Message {
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload) || typeof (payload as Message).method !== 'string') return false;
-  const params = (payload as Message).params;
-  if (typeof params === 'object' && params !== null && requestedVersion(params as Record<string, unknown>) !== undefined) return true;
-  const header = req.headers['mcp-protocol-version'];
-  return typeof header === 'string' && isModernVersion(header.trim());
+/** The version a request without a session speaks (its header), checked. */
+function protocolVersionOf(req: IncomingMessage): string {
+  const spoken = statelessVersion(single(req, 'mcp-protocol-version'));
+  if (spoken.refused !== undefined) throw new HttpError(400, `Bad Request: ${spoken.refused}`);
+  return spoken.version;
 }
 
-/** The version a request speaks (header), checked; absent means VERSION_WITHOUT_HEADER, per the specification. */
-function protocolVersionOf(req: IncomingMessage): string {
-  const header = req.headers['mcp-protocol-version'];
-  if (header === undefined) return VERSION_WITHOUT_HEADER;
-  if (!isServedVersion(header)) {
-    throw new HttpError(400, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(header)} (supported: ${HANDSHAKE_VERSIONS.join(', ')})`);
-  }
-  return header;
+/** A header's value; a header sent more than once is as good as absent here. */
+function single(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return typeof value === 'string' ? value : undefined;
 }
 
 function sendDocument(res: ServerResponse, document: Readonly<Record<string, unknown>>): void {

@@ -11,9 +11,11 @@ describe('Dispatcher', () => {
     const dispatcher = new Dispatcher();
     const handler = () => ({ ok: true });
     dispatcher.route('a/b', handler);
-    expect(dispatcher.handlerFor('a/b')).toBe(handler);
-    expect(dispatcher.handlerFor('a/c')).toBeUndefined();
-    expect(dispatcher.handlerFor('toString')).toBeUndefined();
+    dispatcher.route('a/d', handler, ['modern']);
+    expect(dispatcher.routeOf('a/b')).toEqual({ handler });
+    expect(dispatcher.routeOf('a/d')).toEqual({ handler, eras: ['modern'] });
+    expect(dispatcher.routeOf('a/c')).toBeUndefined();
+    expect(dispatcher.routeOf('toString')).toBeUndefined();
   });
 
   it('refuses a second handler for a method and the lifecycle methods', () => {

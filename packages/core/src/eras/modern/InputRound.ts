@@ -1,11 +1,9 @@
-import { DefinitionError, InternalError, InvalidParamsError, RequestEndedError, withoutStack } from '../errors';
-import { isPlainObject, quote } from '../protocol';
-import type { OutgoingRequestOptions, RequestId } from '../protocol';
-import type { RequestChannel } from './RequestChannel';
-import type { RequestScope } from './RequestScope';
+import { DefinitionError, InternalError, InvalidParamsError, RequestEndedError, withoutStack } from '../../errors';
+import { isPlainObject, quote } from '../../protocol';
+import type { OutgoingRequestOptions, RequestId } from '../../protocol';
+import type { LoggingLevel, RequestChannel, RequestScope } from '../../session';
 import { openRequestState, sealRequestState } from './requestState';
 import type { RequestBinding, RequestStateKey } from './requestState';
-import type { LoggingLevel } from './types';
 
 /** The only requests whose answer may be `input_required` (2026-07-28, MRTR). */
 export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);

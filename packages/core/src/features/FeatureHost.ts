@@ -1,34 +1,29 @@
 import type { AccessPolicy } from '../access';
 import type { Constructor, CompletionDefinition } from '../metadata';
 import type { DependencyContainer } from 'tsyringe';
+import type { EraCodec, SavedScope, TaskWire } from '../eras';
+import type { Revision } from '../protocol';
 import type { LoggingLevel, RequestScope, Session } from '../session';
-import type { TaskRunner } from '../tasks/TaskRunner';
-import type { ChangeBroadcaster } from './ChangeBroadcaster';
-import type { RegisteredPrompt } from './buildPrompt';
-import type { RegisteredResource } from './buildResource';
-import type { RegisteredTool } from './buildTool';
-import type { Context } from './Context';
-import type { InvocationTarget } from './middleware';
-import type { Paginator } from './Paginator';
-import type { Registry } from './Registry';
-
-/** A JSON-RPC method implementation: params in, result object out. */
-export type MethodHandler = (
-  params: Record<string, unknown>,
-  ctx: Context,
-) => Record<string, unknown> | Promise<Record<string, unknown>>;
-
-/** A client notification's handler: its params, and the scope of the client that sent it. */
-export type NotificationHandler = (params: Record<string, unknown>, scope: RequestScope) => void | Promise<void>;
+import type { TaskRunner } from '../tasks';
+import type { ChangeBroadcaster } from '../runtime/ChangeBroadcaster';
+import type { RegisteredPrompt } from '../runtime/buildPrompt';
+import type { RegisteredResource } from '../runtime/buildResource';
+import type { RegisteredTool } from '../runtime/buildTool';
+import type { Context } from '../runtime/Context';
+import type { InvocationTarget } from '../runtime/middleware';
+import type { Paginator } from '../runtime/Paginator';
+import type { Registry } from '../runtime/Registry';
 
 /** The connection of a live handshake-era session, as tasks running in the background reach its client. */
 export interface SessionConnection {
   readonly session: Session;
+  /** How tasks are shown to this session's client. */
+  readonly tasks: TaskWire;
   notify(method: string, params?: Record<string, unknown>): void;
   log(scope: RequestScope, level: LoggingLevel, data: unknown, logger: string | undefined, relatedRequestId?: undefined, meta?: Record<string, unknown>): void;
 }
 
-/** What feature handlers may use of the server; keeps features/ from depending on McpServer. */
+/** What feature handlers may use of the server; keeps features/ from depending on the server. */
 export interface FeatureHost {
   readonly tools: Registry<RegisteredTool>;
   readonly resources: Registry<RegisteredResource>;
@@ -48,12 +43,17 @@ export interface FeatureHost {
   reportError(what: string, error: unknown): void;
   /** Change notifications, to sessions and `subscriptions/listen` streams. */
   readonly changes: ChangeBroadcaster;
-  /** The server capabilities as declared to a client of `protocolVersion`. */
-  capabilities(protocolVersion: string): Record<string, unknown>;
-  /** `server/discover`: versions, capabilities and instructions (the server's identity rides in `_meta`). */
-  discover(protocolVersion: string): Record<string, unknown>;
+  /** The server capabilities as declared to a client of this revision. */
+  capabilities(revision: Revision): Record<string, unknown>;
+  /** What the server says of itself to the client of `ctx`, as its era does (`server/discover`). */
+  describe(ctx: Context): Record<string, unknown>;
   /** The task runtime (MCP tasks): idle until a tool supports tasks. */
   readonly tasks: TaskRunner;
+  /**
+   * The scope and codec of a saved request (a task run in the background): its live session's
+   * when this replica serves it, else as saved.
+   */
+  restoreScope(saved: SavedScope, session: Session | undefined): { scope: RequestScope; codec: EraCodec };
   /** The container requests resolve from, for the contexts of tasks run in the background. */
   readonly container: DependencyContainer;
   /** The connection of a ready handshake-era session this replica serves, if any (task notifications, logs, progress). */

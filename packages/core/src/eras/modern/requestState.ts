@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { InvalidParamsError } from '../errors';
+import { InvalidParamsError } from '../../errors';
 
 /** The server's key for `requestState`, and how long a state stays valid. */
 export interface RequestStateKey {

@@ -1,0 +1,72 @@
+import { DefinitionError } from '../../errors';
+import type { RequestStateKey } from './requestState';
+
+/** `ttlMs` and `cacheScope` of a cacheable 2026-07-28 result. */
+export interface CacheHint {
+  ttlMs: number;
+  cacheScope: 'public' | 'private';
+}
+
+/** The methods whose 2026-07-28 results carry caching hints. */
+export type CacheableMethod = 'server/discover' | 'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'resources/read';
+
+const DEFAULT_CACHE_HINTS: Record<CacheableMethod, CacheHint> = {
+  'server/discover': { ttlMs: 0, cacheScope: 'public' },
+  'tools/list': { ttlMs: 0, cacheScope: 'public' },
+  'prompts/list': { ttlMs: 0, cacheScope: 'public' },
+  'resources/list': { ttlMs: 0, cacheScope: 'public' },
+  'resources/templates/list': { ttlMs: 0, cacheScope: 'public' },
+  'resources/read': { ttlMs: 0, cacheScope: 'private' },
+};
+
+/** What the server sets for requests without a handshake. */
+export interface ModernSettings {
+  /** `_meta["io.modelcontextprotocol/serverInfo"]` of every result. */
+  readonly serverInfo: { readonly name: string; readonly version: string; readonly title?: string };
+  readonly requestStateKey: RequestStateKey;
+  /** The caching hint of a method's results, for the methods whose results are cacheable. */
+  cacheHint(method: string): CacheHint | undefined;
+}
+
+/** The server options these settings come from. */
+export interface ModernOptions {
+  name: string;
+  version: string;
+  title?: string;
+  cacheHints?: Partial<Record<CacheableMethod, Partial<CacheHint>>>;
+  requestState?: { secret?: string | Uint8Array; ttlMs?: number };
+}
+
+/** How the server serves requests without a handshake (2026-07-28), from its options; checks them. */
+export function modernSettings(options: ModernOptions): ModernSettings {
+  const secret = options.requestState?.secret;
+  const ttlMs = options.requestState?.ttlMs ?? 10 * 60_000;
+  if (!(Number.isInteger(ttlMs) && ttlMs > 0)) {
+    throw new DefinitionError('INVALID_OPTION', `McpServer: requestState.ttlMs must be a positive integer, not ${String(options.requestState?.ttlMs)}`);
+  }
+  if (secret !== undefined && !((typeof secret === 'string' || secret instanceof Uint8Array) && secret.length >= 16)) {
+    throw new DefinitionError('INVALID_OPTION', 'McpServer: requestState.secret must be a string or bytes of at least 16 characters');
+  }
+  const hints = new Map<string, CacheHint>();
+  for (const [method, hint] of Object.entries(DEFAULT_CACHE_HINTS)) {
+    const chosen = { ...hint, ...options.cacheHints?.[method as CacheableMethod] };
+    if (!(Number.isInteger(chosen.ttlMs) && chosen.ttlMs >= 0) || !['public', 'private'].includes(chosen.cacheScope)) {
+      throw new DefinitionError('INVALID_OPTION', `McpServer: cacheHints["${method}"] needs an integer ttlMs >= 0 and a cacheScope of "public" or "private"`);
+    }
+    hints.set(method, chosen);
+  }
+  const serverInfo: { name: string; version: string; title?: string } = { name: options.name, version: options.version };
+  if (options.title !== undefined) serverInfo.title = options.title;
+  // Without a secret, a random one is made when first needed: a constructor must not ask for random values (Workers).
+  let key: RequestStateKey | undefined;
+  return {
+    serverInfo,
+    get requestStateKey() {
+      return (key ??= {
+        secret: secret === undefined ? crypto.getRandomValues(new Uint8Array(32)) : typeof secret === 'string' ? new TextEncoder().encode(secret) : secret,
+        ttlMs,
+      });
+    },
+    cacheHint: (method) => hints.get(method),
+  };
+}

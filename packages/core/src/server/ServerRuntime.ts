@@ -1,0 +1,441 @@
+import 'reflect-metadata';
+import { container as rootContainer } from 'tsyringe';
+import type { DependencyContainer } from 'tsyringe';
+import { AccessPolicy } from '../access';
+import type { Authentication } from '../access';
+import type { ClusterOptions, SessionRecord } from '../cluster';
+import { ProviderResolver } from '../di';
+import { modernSettings, restoreScope } from '../eras';
+import type { EraCodec, ModernSettings, SavedScope, ServerDescription } from '../eras';
+import { DefinitionError } from '../errors';
+import { completionKey } from '../features/completion';
+import { corePlugins } from '../features/corePlugins';
+import type { FeatureHost } from '../features/FeatureHost';
+import type { CompletionDefinition, Constructor } from '../metadata';
+import type { Revision } from '../protocol';
+import type { Principal, Transport } from '../protocol';
+import { LOGGING_LEVELS } from '../session';
+import type { LoggingLevel, RequestScope, Session } from '../session';
+import { TaskRunner } from '../tasks';
+import { ChangeBroadcaster } from '../runtime/ChangeBroadcaster';
+import { Connection } from '../runtime/Connection';
+import type { ConnectionHost } from '../runtime/Connection';
+import { Context } from '../runtime/Context';
+import type { ClientFeatures } from '../runtime/Context';
+import { Dispatcher } from '../runtime/Dispatcher';
+import { Invoker } from '../runtime/Invoker';
+import { createLogger, isLoggingLevel } from '../runtime/Logger';
+import type { Logger } from '../runtime/Logger';
+import type { InvocationTarget } from '../runtime/middleware';
+import { Paginator } from '../runtime/Paginator';
+import { PluginRegistry } from '../runtime/plugins';
+import type { CoreCapabilityValue, Plugin, PluginAdditions, PluginTarget, ServiceKey } from '../runtime/plugins';
+import type { RegisteredPrompt } from '../runtime/buildPrompt';
+import type { RegisteredResource } from '../runtime/buildResource';
+import type { RegisteredTool } from '../runtime/buildTool';
+import { Registry } from '../runtime/Registry';
+import { AuthenticationService, ClientFeatureServices, ClusterService } from '../runtime/services';
+import { createHttpHandler } from '../transports';
+import type { HttpHandlerOptions, HttpServerHost, NodeHttpHandler } from '../transports';
+import { ClusterLink } from './ClusterLink';
+import type { ClusterChange } from './ClusterLink';
+import type { McpServerOptions } from './options';
+import { registerProvider } from './registerProvider';
+
+/** Something that takes requests from outside and must stop before the connections close (an HTTP listener). */
+export interface Listener {
+  /** Stops taking new connections; resolves once the last one closed. */
+  stop(): Promise<void>;
+  /** Drops the connections still open once in-flight requests had their grace period. */
+  drop(): void;
+}
+
+type Completer = CompletionDefinition & { provider: Constructor; invocation: InvocationTarget };
+
+/**
+ * The runtime behind an McpServer: the registries of what the server offers, the dispatcher
+ * with its middleware, the invoker of author code, the plugins and the services they provide,
+ * and the connections being served. It is the host every part below it is written against:
+ * features (FeatureHost), plugins (PluginTarget), connections (ConnectionHost), the era codecs
+ * (ServerDescription) and HTTP (HttpServerHost).
+ */
+export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost, ServerDescription, HttpServerHost {
+  readonly tools = new Registry<RegisteredTool>('tool');
+  readonly resources = new Registry<RegisteredResource>('resource');
+  readonly templates = new Registry<RegisteredResource>('resource template');
+  readonly prompts = new Registry<RegisteredPrompt>('prompt');
+  readonly completions = new Map<string, Completer>();
+  readonly toolPages: Paginator<RegisteredTool>;
+  readonly resourcePages: Paginator<RegisteredResource>;
+  readonly templatePages: Paginator<RegisteredResource>;
+  readonly promptPages: Paginator<RegisteredPrompt>;
+  readonly access = new AccessPolicy();
+  readonly changes = new ChangeBroadcaster();
+  readonly dispatcher = new Dispatcher();
+  readonly container: DependencyContainer;
+  readonly tasks: TaskRunner;
+  readonly debug: boolean;
+  readonly info: ServerDescription['info'];
+  readonly instructions: string | undefined;
+  readonly modern: ModernSettings;
+  readonly defaultLogLevel: LoggingLevel;
+  readonly logRateLimit: number;
+  readonly requestTimeoutMs: number;
+  readonly maxRequestsInFlight: number;
+  readonly maxBatchSize: number;
+  readonly serverInfo: { readonly name: string; readonly version: string };
+  /** `ctx.sample/elicit/roots`, as the built-in client-feature plugins provide them. */
+  readonly clientFeatures = {} as ClientFeatures;
+  /** Server log messages outside any request, to every initialized session (each by its own level) and every replica. */
+  readonly log: Logger;
+  private readonly resolver: ProviderResolver;
+  private readonly invoker: Invoker;
+  private readonly plugins: PluginRegistry;
+  private readonly connections = new Set<Connection>();
+  private readonly httpHandlers = new Set<NodeHttpHandler>();
+  private readonly listeners = new Set<Listener>();
+  /** Capabilities of the `initialize` result, in the order declared (built-in features first). */
+  private readonly declared = new Map<string, CoreCapabilityValue>();
+  /** `capabilities.extensions`, one entry per extension, from plugins' `extension(name, settings)`. */
+  private readonly advertised = new Map<string, CoreCapabilityValue>();
+  private readonly services = new Map<ServiceKey<unknown>, unknown>();
+  private readonly closeHooks: Array<() => void | Promise<void>> = [];
+  private readonly closingHooks: Array<() => void> = [];
+  /** Capabilities and extensions per revision, until something they depend on changes. */
+  private readonly described = new Map<Revision, { capabilities: Record<string, unknown>; extensions: Record<string, unknown> }>();
+  private readonly pendingListChanges = new Set<string>();
+  private link: ClusterLink | undefined;
+  private started = false;
+
+  /** What the era codecs put on the wire of this server (ServerDescription): the runtime itself. */
+  get server(): ServerDescription {
+    return this;
+  }
+
+  constructor(private readonly options: McpServerOptions) {
+    const pageSize = options.pageSize;
+    if (pageSize !== undefined && pageSize !== false && !(Number.isInteger(pageSize) && pageSize > 0)) {
+      throw new DefinitionError('INVALID_OPTION', `McpServer: pageSize must be a positive integer or false, not ${String(pageSize)}`);
+    }
+    if (options.logLevel !== undefined && !isLoggingLevel(options.logLevel)) {
+      throw new DefinitionError('INVALID_OPTION', `McpServer: logLevel must be one of ${LOGGING_LEVELS.join(', ')}, not ${JSON.stringify(options.logLevel)}`);
+    }
+    const rate = options.logRateLimit;
+    if (rate !== undefined && !(typeof rate === 'number' && rate > 0 && Number.isFinite(rate))) {
+      throw new DefinitionError('INVALID_OPTION', `McpServer: logRateLimit must be a positive number of messages per second, not ${String(rate)}`);
+    }
+    this.debug = options.debug ?? false;
+    this.info = { name: options.name, version: options.version, title: options.title, description: options.description, websiteUrl: options.websiteUrl, icons: options.icons };
+    this.serverInfo = { name: options.name, version: options.version };
+    this.instructions = options.instructions;
+    this.modern = modernSettings(options);
+    this.defaultLogLevel = options.logLevel ?? 'info';
+    this.logRateLimit = options.logRateLimit ?? 100;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+    this.maxRequestsInFlight = positiveInteger(options.maxRequestsInFlight, 1000, 'maxRequestsInFlight');
+    this.maxBatchSize = positiveInteger(options.maxBatchSize, 100, 'maxBatchSize');
+    this.container = options.container ?? rootContainer;
+    this.resolver = new ProviderResolver(this.container, Context);
+    this.invoker = new Invoker(this.resolver);
+    this.toolPages = new Paginator('tools', this.tools, pageSize);
+    this.resourcePages = new Paginator('resources', this.resources, pageSize);
+    this.templatePages = new Paginator('templates', this.templates, pageSize);
+    this.promptPages = new Paginator('prompts', this.prompts, pageSize);
+    for (const provider of options.providers ?? []) this.register(provider);
+
+    this.log = createLogger((level, data, logger) => {
+      this.logToSessions(level, data, logger);
+      this.link?.publish(logger === undefined ? { kind: 'log', level, data } : { kind: 'log', level, data, logger });
+    });
+    this.onListChange(this.tools, 'notifications/tools/list_changed');
+    this.onListChange(this.prompts, 'notifications/prompts/list_changed');
+    this.onListChange(this.resources, 'notifications/resources/list_changed');
+    this.onListChange(this.templates, 'notifications/resources/list_changed');
+    this.tasks = new TaskRunner(options.tasks, (what, error) => this.reportError(what, error));
+    this.changes.listen({
+      filter: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true },
+      wantsResource: (uri) => [...this.readyConnections()].some((connection) => connection.session.subscriptions.has(uri)),
+      deliver: (method, params) => this.notifySessions(method, params),
+      end: () => undefined,
+      persistent: true,
+    });
+    this.plugins = new PluginRegistry(this);
+    // The built-in features are plugins on the same seam, each owning its methods and capability.
+    for (const plugin of corePlugins(this)) this.plugins.addCore(plugin);
+  }
+
+  /** Adds a plugin (see McpServer.plugin). */
+  plugin<Options>(plugin: Plugin<Options>, options: Options): void {
+    if (this.started) {
+      throw new DefinitionError('INVALID_OPTION', `McpServer.plugin: add "${String(plugin?.name)}" before the server connects or listens`);
+    }
+    this.plugins.add(plugin, options);
+  }
+
+  /** Adds a provider class (see McpServer.register). */
+  register(provider: Constructor): void {
+    const added = registerProvider(this, provider);
+    this.resolver.register(provider);
+    added.commit();
+    if (added.completions > 0) this.described.clear();
+  }
+
+  /** Serves one client over the given transport; resolves once the transport has started. */
+  async connect(transport: Transport, options: { assumeProtocolVersion?: string; principal?: Principal; restore?: SessionRecord } = {}): Promise<Session> {
+    this.started = true;
+    void this.link?.ready.catch((error) => this.reportError('cluster: subscribing failed', error));
+    const connection = new Connection(this, transport, options.principal);
+    if (options.assumeProtocolVersion !== undefined) connection.assumeInitialized(options.assumeProtocolVersion);
+    if (options.restore) connection.restore(options.restore);
+    this.connections.add(connection);
+    await connection.start();
+    return connection.session;
+  }
+
+  /** A Node `(req, res)` handler over this runtime (see McpServer.httpHandler). */
+  httpHandler(options: HttpHandlerOptions): NodeHttpHandler {
+    const handler = createHttpHandler(this, options);
+    this.httpHandlers.add(handler);
+    return handler;
+  }
+
+  /** Takes requests from outside: stopped first when the server closes. */
+  addListener(listener: Listener): void {
+    this.listeners.add(listener);
+  }
+
+  /** Runs as soon as the server starts closing, before anything is stopped. */
+  onClosing(hook: () => void): void {
+    this.closingHooks.push(hook);
+  }
+
+  /**
+   * Stops serving: listeners stop accepting, in-flight HTTP requests may finish (a few seconds
+   * at most), then every connection closes and in-flight requests are cancelled; then the
+   * cluster and the plugins' close hooks.
+   */
+  async close(): Promise<void> {
+    for (const hook of this.closingHooks.splice(0)) hook();
+    // subscriptions/listen streams end with a result, which goes out before the connections close.
+    this.changes.endAll();
+    await new Promise((resolve) => setImmediate(resolve));
+    const listeners = [...this.listeners];
+    this.listeners.clear();
+    const stopped = listeners.map((listener) => listener.stop());
+    await Promise.all([...this.httpHandlers].map((handler) => handler.close()));
+    this.httpHandlers.clear();
+    for (const listener of listeners) listener.drop();
+    await Promise.all([...this.connections].map((connection) => connection.close()));
+    await Promise.all(stopped);
+    await this.link?.close();
+    for (const hook of this.closeHooks) {
+      try {
+        await hook();
+      } catch (error) {
+        this.reportError('a plugin close hook failed', error);
+      }
+    }
+  }
+
+  /** Live handshake-era sessions. */
+  get sessions(): Session[] {
+    return [...this.connections].map((connection) => connection.session);
+  }
+
+  // FeatureHost
+
+  invoke(target: InvocationTarget, args: readonly unknown[], ctx: Context): unknown {
+    return this.invoker.invoke(target, args, ctx);
+  }
+
+  describe(ctx: Context): Record<string, unknown> {
+    return ctx.codec.describe(this, ctx.revision);
+  }
+
+  restoreScope(saved: SavedScope, session: Session | undefined): { scope: RequestScope; codec: EraCodec } {
+    return restoreScope(saved, session);
+  }
+
+  /** The connection serving a ready handshake-era session here, for the messages of its tasks. */
+  sessionConnection(id: string): Connection | undefined {
+    for (const connection of this.connections) {
+      if (connection.session.id === id && connection.session.state === 'ready' && connection.isOpen) return connection;
+    }
+    return undefined;
+  }
+
+  reportError(what: string, error: unknown): void {
+    if (this.options.onError) return this.options.onError(what, error);
+    const detail = error instanceof Error ? (this.debug ? error.stack : error.message) : String(error);
+    process.stderr.write(`[${this.options.name}] ${what}: ${detail}\n`);
+  }
+
+  // ServerDescription
+
+  capabilities(revision: Revision): Record<string, unknown> {
+    return this.describedFor(revision).capabilities;
+  }
+
+  extensions(revision: Revision): Record<string, unknown> {
+    return this.describedFor(revision).extensions;
+  }
+
+  // ConnectionHost
+
+  /** Known once a cluster is provided: requests to clients carry this replica's name. */
+  get requestIdPrefix(): string | undefined {
+    return this.link ? `${this.link.replicaId}:` : undefined;
+  }
+
+  onConnectionClosed(connection: Connection): void {
+    this.connections.delete(connection);
+  }
+
+  // HttpServerHost
+
+  headerParams(toolName: string): readonly { name: string; path: readonly string[] }[] {
+    return this.tools.get(toolName)?.headerParams ?? [];
+  }
+
+  /** How callers are authenticated, when a plugin provided it. */
+  get authentication(): Authentication | undefined {
+    return this.service(AuthenticationService);
+  }
+
+  /** The cluster this server is a replica of, when a plugin provided one. */
+  get cluster(): ClusterLink | undefined {
+    return this.link;
+  }
+
+  // PluginTarget
+
+  routeRefusal(method: string, kind: 'request' | 'notification') {
+    return this.dispatcher.refusal(method, kind);
+  }
+
+  hasCapability(name: string): boolean {
+    return this.declared.has(name);
+  }
+
+  hasExtension(name: string): boolean {
+    return this.advertised.has(name);
+  }
+
+  hasService(service: ServiceKey<unknown>): boolean {
+    return this.services.has(service);
+  }
+
+  serviceRefusal(service: ServiceKey<unknown>): string | undefined {
+    if (service === ClusterService && this.options.requestState?.secret === undefined) {
+      return 'a cluster needs requestState.secret (McpServer({ requestState: { secret } })), the same on every replica, so any replica accepts the retries of 2026-07-28 requests';
+    }
+    return undefined;
+  }
+
+  apply({ middlewares, routes, notifications, capabilities, extensions, services, closeHooks }: PluginAdditions): void {
+    for (const [service, value] of services) this.services.set(service, value);
+    const cluster = services.get(ClusterService) as ClusterOptions | undefined;
+    if (cluster) {
+      this.link = new ClusterLink(cluster, (change) => this.applyRemoteChange(change), (what, error) => this.reportError(what, error));
+      this.tasks.attachCluster({ broadcaster: cluster.broadcaster, replicaId: this.link.replicaId, store: cluster.tasks });
+    }
+    if (services.has(AuthenticationService)) this.access.requireAuthentication();
+    for (const feature of Object.keys(ClientFeatureServices) as Array<keyof ClientFeatures>) {
+      const provided = services.get(ClientFeatureServices[feature]);
+      if (provided !== undefined) (this.clientFeatures as unknown as Record<string, unknown>)[feature] = provided;
+    }
+    if (middlewares.length > 0) this.dispatcher.use(middlewares);
+    for (const [method, handler, eras] of routes) this.dispatcher.route(method, handler, eras);
+    for (const [method, handler] of notifications) this.dispatcher.onNotification(method, handler);
+    for (const [name, value] of capabilities) this.declared.set(name, value);
+    for (const [name, value] of extensions) this.advertised.set(name, value);
+    this.closeHooks.push(...closeHooks);
+    this.described.clear();
+  }
+
+  /** What a plugin provided for this service, if one did. */
+  service<T>(key: ServiceKey<T>): T | undefined {
+    return this.services.get(key) as T | undefined;
+  }
+
+  /** Sends `notifications/resources/updated` to every subscriber of `uri`, here and on every replica. */
+  notifyUpdated(uri: string): void {
+    this.changes.resourceUpdated(uri);
+    this.link?.publish({ kind: 'resource', uri });
+  }
+
+  private describedFor(revision: Revision): { capabilities: Record<string, unknown>; extensions: Record<string, unknown> } {
+    let described = this.described.get(revision);
+    if (!described) {
+      described = { capabilities: valuesFor(this.declared, revision), extensions: valuesFor(this.advertised, revision) };
+      this.described.set(revision, described);
+    }
+    return described;
+  }
+
+  private onListChange(registry: Registry<unknown>, notification: string): void {
+    registry.onChange(() => {
+      this.described.clear();
+      // Fixed resources and templates share one notification: send it once per tick.
+      if (this.pendingListChanges.size === 0) queueMicrotask(() => this.flushListChanges());
+      this.pendingListChanges.add(notification);
+    });
+  }
+
+  private flushListChanges(): void {
+    const notifications = [...this.pendingListChanges];
+    this.pendingListChanges.clear();
+    for (const method of notifications) {
+      this.changes.listChanged(method);
+      this.link?.publish({ kind: 'list', method });
+    }
+  }
+
+  /** A change or log on another replica of the cluster, for this replica's clients. */
+  private applyRemoteChange(change: ClusterChange): void {
+    if (change.kind === 'list') this.changes.listChanged(change.method);
+    else if (change.kind === 'resource') this.changes.resourceUpdated(change.uri);
+    else if (isLoggingLevel(change.level)) this.logToSessions(change.level, change.data, change.logger);
+  }
+
+  private logToSessions(level: LoggingLevel, data: unknown, logger: string | undefined): void {
+    for (const connection of this.readyConnections()) connection.log(connection.session, level, data, logger);
+  }
+
+  /**
+   * Handshake-era sessions hear of changes only to lists they were told about at initialize,
+   * and of updates only to the resources they subscribed to.
+   */
+  private notifySessions(method: string, params: Record<string, unknown>): void {
+    if (method === 'notifications/resources/updated') {
+      for (const connection of this.readyConnections()) {
+        if (connection.session.subscriptions.has(params.uri as string)) connection.notify(method, params);
+      }
+      return;
+    }
+    const kind = method.split('/')[1];
+    for (const connection of this.readyConnections()) {
+      if (connection.session.declaredCapabilities[kind]) connection.notify(method);
+    }
+  }
+
+  private *readyConnections(): Iterable<Connection> {
+    for (const connection of this.connections) if (connection.session.state === 'ready') yield connection;
+  }
+}
+
+/** Each declared value for one revision, in the order declared; a function may leave itself out. */
+function valuesFor(declared: ReadonlyMap<string, CoreCapabilityValue>, revision: Revision): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const [name, value] of declared) {
+    const shown = typeof value === 'function' ? value(revision.version, revision) : value;
+    if (shown !== undefined) values[name] = shown;
+  }
+  return values;
+}
+
+function positiveInteger(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!(Number.isInteger(value) && value > 0)) throw new DefinitionError('INVALID_OPTION', `McpServer: ${name} must be a positive integer, not ${String(value)}`);
+  return value;
+}

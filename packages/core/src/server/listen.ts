@@ -1,0 +1,63 @@
+import type { AddressInfo } from 'node:net';
+import { DefinitionError } from '../errors';
+import { AuthenticationService } from '../runtime/services';
+import { StdioTransport } from '../transports';
+import type { HttpListenOptions, ListenAddress, StdioListenOptions } from './options';
+import type { ServerRuntime } from './ServerRuntime';
+
+/** Servers whose close runs on SIGINT and SIGTERM, and the handler that does it (installed once). */
+const closeOnSignal = new Set<ServerRuntime>();
+let onSignal: (() => void) | undefined;
+
+/** Serves one client over stdin and stdout; the process ends when stdin closes and in-flight requests finished. */
+export async function listenStdio(server: ServerRuntime, options: StdioListenOptions): Promise<void> {
+  if (options.transport !== 'stdio') {
+    throw new DefinitionError('INVALID_OPTION', `McpServer.listen: unknown transport ${JSON.stringify((options as { transport: unknown }).transport)}; use 'stdio' or 'http'`);
+  }
+  const transport = new StdioTransport(options);
+  // stdio carries no credentials: the authentication says who the local caller is.
+  await server.connect(transport, { principal: server.service(AuthenticationService)?.localPrincipal });
+  if (options.handleSignals ?? true) closeOnSignals(server);
+}
+
+/** Serves Streamable HTTP (and the legacy HTTP+SSE transport) on a node:http server of its own. */
+export async function listenHttp(server: ServerRuntime, options: HttpListenOptions): Promise<ListenAddress> {
+  const { host = '127.0.0.1', port = 3000, path = '/mcp' } = options;
+  const handler = server.httpHandler({ ...options, path });
+  // node:http is loaded only by servers that listen over HTTP.
+  const { createServer }: typeof import('node:http') = require('node:http');
+  const http = createServer((req, res) => void handler(req, res));
+  server.addListener({
+    stop: () => new Promise<void>((resolve) => http.close(() => resolve())),
+    drop: () => http.closeAllConnections(),
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(port, host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  if (options.handleSignals ?? true) closeOnSignals(server);
+  const address = http.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return { host: address.address, port: address.port, url: `http://${shownHost}:${address.port}${path}` };
+}
+
+/** Closes the server cleanly and ends the process on SIGINT or SIGTERM; undone when the server closes. */
+function closeOnSignals(server: ServerRuntime): void {
+  if (closeOnSignal.has(server)) return;
+  closeOnSignal.add(server);
+  server.onClosing(() => {
+    closeOnSignal.delete(server);
+    if (closeOnSignal.size === 0 && onSignal) {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      onSignal = undefined;
+    }
+  });
+  if (onSignal) return;
+  onSignal = () => void Promise.all([...closeOnSignal].map((each) => each.close())).finally(() => process.exit(0));
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}

@@ -1,0 +1,124 @@
+import type { DependencyContainer } from 'tsyringe';
+import type { CacheableMethod, CacheHint } from '../eras';
+import type { Constructor, Icon } from '../metadata';
+import type { Principal } from '../protocol';
+import type { LoggingLevel } from '../session';
+import type { TaskOptions } from '../tasks';
+import type { HttpHandlerOptions, StdioTransportOptions } from '../transports';
+
+export type { CacheableMethod } from '../eras';
+
+export interface McpServerOptions {
+  /** `serverInfo.name`. */
+  name: string;
+  /** `serverInfo.version`. */
+  version: string;
+  title?: string;
+  description?: string;
+  websiteUrl?: string;
+  icons?: Icon[];
+  /** Sent to the client at initialize: how to use this server. */
+  instructions?: string;
+  /** Classes whose decorated methods become tools. */
+  providers?: Constructor[];
+  /** The container providers are resolved from; tsyringe's root container by default. */
+  container?: DependencyContainer;
+  /** Put internal error messages into responses. Off by default: they may leak internals. */
+  debug?: boolean;
+  /** Milliseconds a request to the client (sampling, ping, …) may take; default 60 000. */
+  requestTimeoutMs?: number;
+  /** Where diagnostics go; stderr by default (stdout belongs to the protocol on stdio). */
+  onError?: (what: string, error: unknown) => void;
+  /** Items per page of every list (tools, prompts, resources, templates); `false` turns paging off. Default 100. */
+  pageSize?: number | false;
+  /** Log threshold for sessions that never sent `logging/setLevel`; default `info`. */
+  logLevel?: LoggingLevel;
+  /** Log messages per second one session may receive, in bursts of twice that; default 100. */
+  logRateLimit?: number;
+  /**
+   * 2026-07-28 caching hints (`ttlMs`, `cacheScope`) of the cacheable results, per method.
+   * Default `ttlMs: 0` (re-fetch at will; list_changed still tells of changes), `public` for
+   * the lists and `server/discover`, `private` for `resources/read`.
+   */
+  cacheHints?: Partial<Record<CacheableMethod, Partial<CacheHint>>>;
+  /**
+   * The key and lifetime of the `requestState` of 2026-07-28 multi round-trip requests.
+   * Without a secret each process makes a random one: give every instance behind one load
+   * balancer the same secret, so any of them accepts a retry. Default lifetime 10 minutes.
+   */
+  requestState?: { secret?: string | Uint8Array; ttlMs?: number };
+  /** Requests one connection (session, stdio pipe) may have in progress at once; default 1000. More get -32600. */
+  maxRequestsInFlight?: number;
+  /** Messages one JSON-RPC batch (protocol 2025-03-26) may hold; default 100. A larger batch gets -32600. */
+  maxBatchSize?: number;
+  /**
+   * MCP tasks (tools declared with `@Tool({ task })`): the store (a cluster's `tasks` store
+   * otherwise, else one in memory), the suggested poll interval, default and maximum ttl, and
+   * the lease replicas hold on the tasks they run. See docs/reference/tasks.md.
+   */
+  tasks?: TaskOptions;
+}
+
+export interface StdioListenOptions extends StdioTransportOptions {
+  transport: 'stdio';
+  /** Close cleanly on SIGINT and SIGTERM and exit the process; default true. */
+  handleSignals?: boolean;
+}
+
+export interface HttpListenOptions extends HttpHandlerOptions {
+  transport: 'http';
+  /** Interface to bind; default 127.0.0.1 (loopback only). */
+  host?: string;
+  /** Port; default 3000, 0 picks a free one. */
+  port?: number;
+  /** Endpoint path; default `/mcp`. */
+  path?: string;
+  /** Close cleanly on SIGINT and SIGTERM and exit the process; default true. */
+  handleSignals?: boolean;
+}
+
+export type ListenOptions = StdioListenOptions | HttpListenOptions;
+
+/** Where an HTTP listener is reachable. */
+export interface ListenAddress {
+  host: string;
+  port: number;
+  /** The endpoint URL, e.g. `http://127.0.0.1:3000/mcp`. */
+  url: string;
+}
+
+export interface ConnectOptions {
+  /**
+   * Serve without an `initialize` handshake, at this protocol version (stateless HTTP). The
+   * client's capabilities are unknown, so features that need them report so.
+   */
+  assumeProtocolVersion?: string;
+  /**
+   * The caller of every request on this connection, for transports that carry no credentials
+   * (stdio, in-memory): `ctx.principal`, and what `@Scopes`, `@Roles` and `@Guard` check.
+   */
+  principal?: Principal;
+}
+
+/**
+ * Run-time control over one list (tools and prompts by name, resources by uri or template).
+ * Every change sends `notifications/<kind>/list_changed` once per tick.
+ */
+export interface ListControl {
+  enable(key: string): boolean;
+  disable(key: string): boolean;
+  remove(key: string): boolean;
+  /** True when an enabled item has that key. */
+  has(key: string): boolean;
+  /** Keys of the enabled items, in listing order. */
+  names(): string[];
+}
+
+export type ToolsControl = ListControl;
+export type PromptsControl = ListControl;
+
+export interface ResourcesControl extends ListControl {
+  /** Sends `notifications/resources/updated` to the sessions subscribed to `uri`. */
+  notifyUpdated(uri: string): void;
+}
+

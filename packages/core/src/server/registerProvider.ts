@@ -1,0 +1,102 @@
+import type { AccessPolicy } from '../access';
+import { DefinitionError } from '../errors';
+import { completionKey } from '../features/completion';
+import { metadataStore } from '../metadata';
+import type { CompletionDefinition, Constructor } from '../metadata';
+import { buildPrompt } from '../runtime/buildPrompt';
+import type { RegisteredPrompt } from '../runtime/buildPrompt';
+import { buildResource } from '../runtime/buildResource';
+import type { RegisteredResource } from '../runtime/buildResource';
+import { buildTool } from '../runtime/buildTool';
+import type { RegisteredTool } from '../runtime/buildTool';
+import type { InvocationTarget } from '../runtime/middleware';
+import type { Registry } from '../runtime/Registry';
+
+/** The registries a provider class adds to. */
+export interface ProviderRegistries {
+  readonly tools: Registry<RegisteredTool>;
+  readonly resources: Registry<RegisteredResource>;
+  readonly templates: Registry<RegisteredResource>;
+  readonly prompts: Registry<RegisteredPrompt>;
+  readonly completions: Map<string, CompletionDefinition & { provider: Constructor; invocation: InvocationTarget }>;
+  readonly access: AccessPolicy;
+}
+
+/**
+ * Builds everything a provider class declares (tools, resources, templates, prompts,
+ * completions) and checks it against what is registered: a name taken, a completion of a
+ * prompt or template nobody registered. Nothing is added until `commit`, so a class that
+ * fails leaves nothing of itself behind.
+ */
+export function registerProvider(registries: ProviderRegistries, provider: Constructor): { commit(): void; completions: number } {
+  const origin = (methodName: string) => `${provider.name}.${methodName}`;
+  const tools = metadataStore.definitionsOf(provider, 'tool').map((d) => ({ item: buildTool(d, provider), at: origin(d.methodName) }));
+  const resources = metadataStore.definitionsOf(provider, 'resource').map((d) => ({ item: buildResource(d, provider), at: origin(d.methodName) }));
+  const prompts = metadataStore.definitionsOf(provider, 'prompt').map((d) => ({ item: buildPrompt(d, provider), at: origin(d.methodName) }));
+  const additions: Array<{ registry: Registry<unknown>; key: string; item: unknown; at: string }> = [
+    ...tools.map(({ item, at }) => ({ registry: registries.tools as Registry<unknown>, key: item.name, item, at })),
+    ...resources.map(({ item, at }) => ({
+      registry: (item.template ? registries.templates : registries.resources) as Registry<unknown>,
+      key: item.key,
+      item,
+      at,
+    })),
+    ...prompts.map(({ item, at }) => ({ registry: registries.prompts as Registry<unknown>, key: item.name, item, at })),
+  ];
+  // Check every name first, so a failing class leaves nothing of itself registered.
+  const claimed = new Set<string>();
+  for (const { registry, key, at } of additions) {
+    const id = `${registry.kind}\u0000${key}`;
+    if (registry.has(key) || claimed.has(id)) {
+      throw new DefinitionError('DUPLICATE_NAME', `${at}: a ${registry.kind} named "${key}" is already registered; give one of them another name`);
+    }
+    claimed.add(id);
+  }
+  const completions = metadataStore.definitionsOf(provider, 'completion');
+  const promptNames = new Set(prompts.map((p) => p.item.name));
+  const templateKeys = new Set(resources.filter((r) => r.item.template).map((r) => r.item.key));
+  const completed = new Set<string>();
+  for (const definition of completions) {
+    checkCompletion(registries, definition, provider, promptNames, templateKeys);
+    const key = completionKey(definition.options);
+    if (completed.has(key)) {
+      throw new DefinitionError('DUPLICATE_NAME', `${origin(definition.methodName)}: argument "${definition.options.argument}" already has a @Completion`);
+    }
+    completed.add(key);
+  }
+  const completers = completions.map((definition) => ({
+    ...definition,
+    provider,
+    invocation: { kind: 'completion' as const, name: definition.options.argument, provider, methodName: definition.methodName },
+  }));
+  registries.access.register([...additions.map(({ item }) => (item as { target: InvocationTarget }).target), ...completers.map((c) => c.invocation)]);
+  return {
+    completions: completers.length,
+    commit() {
+      for (const { registry, key, item, at } of additions) registry.add(key, item, at);
+      for (const completer of completers) registries.completions.set(completionKey(completer.options), completer);
+    },
+  };
+}
+
+function checkCompletion(
+  registries: ProviderRegistries,
+  definition: CompletionDefinition,
+  provider: Constructor,
+  newPrompts: ReadonlySet<string>,
+  newTemplates: ReadonlySet<string>,
+): void {
+  const { options } = definition;
+  const where = `${provider.name}.${definition.methodName}`;
+  const target =
+    'prompt' in options
+      ? registries.prompts.has(options.prompt) || newPrompts.has(options.prompt)
+      : registries.templates.has(options.resource) || newTemplates.has(options.resource);
+  if (!target) {
+    const what = 'prompt' in options ? `prompt "${options.prompt}"` : `resource template "${options.resource}"`;
+    throw new DefinitionError('INVALID_OPTION', `${where}: @Completion refers to ${what}, which is not registered (register its provider first)`);
+  }
+  if (registries.completions.has(completionKey(options))) {
+    throw new DefinitionError('DUPLICATE_NAME', `${where}: argument "${options.argument}" already has a @Completion`);
+  }
+}
