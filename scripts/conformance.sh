@@ -30,6 +30,9 @@
 #                             `active` leaves out the scenarios new in 2026-07-28 (they are
 #                             `draft`), so `all` is what --spec-version 2026-07-28 needs
 #   CONFORMANCE_SCENARIO      run this one scenario instead of a suite
+#   CONFORMANCE_ENTRY         main (default): the server on listen({ transport: 'http' }); fetch: the
+#                             same server through server.fetchHandler(), behind a bridge from
+#                             node:http to Node's own Request and Response (examples/conformance-server/src/fetch.ts)
 #   CONFORMANCE_EXPECTED_FAILURES  a YAML baseline for --expected-failures (the exit code then
 #                             says whether the results differ from it)
 #   CONFORMANCE_CACHE         cache directory (default <repo>/.conformance)
@@ -50,9 +53,11 @@ SUITE="${CONFORMANCE_SUITE:-all}"
 SCENARIO="${CONFORMANCE_SCENARIO:-}"
 EXPECTED_FAILURES="${CONFORMANCE_EXPECTED_FAILURES:-}"
 PORT="${CONFORMANCE_PORT:-0}"
-SERVER_JS="$ROOT/examples/conformance-server/dist/main.js"
+ENTRY="${CONFORMANCE_ENTRY:-main}"
+[[ "$ENTRY" == main || "$ENTRY" == fetch ]] || { printf 'conformance.sh: CONFORMANCE_ENTRY is main or fetch, not %s\n' "$ENTRY" >&2; exit 2; }
+SERVER_JS="$ROOT/examples/conformance-server/dist/$ENTRY.js"
 # One directory per suite version and protocol revision, so the runs of .ci/run keep their logs.
-RUN_DIR="$CACHE/run-$SUITE_VERSION${REQUIREMENTS:+-requirements-$REQUIREMENTS}${SPEC_VERSION:+-$SPEC_VERSION}"
+RUN_DIR="$CACHE/run-$SUITE_VERSION${REQUIREMENTS:+-requirements-$REQUIREMENTS}${SPEC_VERSION:+-$SPEC_VERSION}${CONFORMANCE_ENTRY:+-$ENTRY}"
 SERVER_LOG="$RUN_DIR/server.log"
 SUITE_LOG="$RUN_DIR/suite.log"
 RESULTS="$RUN_DIR/results"

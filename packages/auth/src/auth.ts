@@ -1,6 +1,5 @@
-import type { IncomingMessage } from 'node:http';
 import { AccessDeniedError, AuthenticationService, DefinitionError } from '@typemcp/core';
-import type { Authentication, Plugin, Principal } from '@typemcp/core';
+import type { Authentication, HttpRequestInfo, Plugin, Principal } from '@typemcp/core';
 import { bearerChallenge, bearerToken } from './challenge';
 import { JwtVerifier } from './JwtVerifier';
 import type { AuthOptions } from './options';
@@ -19,7 +18,7 @@ export const auth: Plugin<AuthOptions> = {
     checkOptions(options);
     const metadata = protectedResource(options);
     const jwt = options.verify ? undefined : new JwtVerifier(options);
-    const verify = async (token: string, req: IncomingMessage): Promise<Principal> => {
+    const verify = async (token: string, req: HttpRequestInfo): Promise<Principal> => {
       if (jwt) return jwt.verify(token);
       const principal = await options.verify!(token, req);
       if (principal === undefined) throw new AccessDeniedError('invalid_token', 'Invalid token: the server does not accept it');
@@ -29,7 +28,7 @@ export const auth: Plugin<AuthOptions> = {
       async authenticate(req) {
         let token: string | undefined;
         try {
-          token = bearerToken(req.headers.authorization);
+          token = bearerToken(req.headers.get('authorization') ?? undefined);
         } catch (error) {
           throw new AccessDeniedError('invalid_token', `Invalid token: ${(error as Error).message}`);
         }

@@ -1,5 +1,4 @@
-import type { IncomingMessage } from 'node:http';
-import type { Principal } from '@typemcp/core';
+import type { HttpRequestInfo, Principal } from '@typemcp/core';
 import type { JSONWebKeySet } from 'jose';
 
 /** Options of the `auth` plugin: an OAuth 2.1 resource server for one MCP endpoint. */
@@ -23,7 +22,7 @@ export interface AuthOptions {
    * Checks a token yourself (opaque tokens, introspection): resolve with the principal, or
    * with undefined to refuse it as invalid. Replaces the JWT checks.
    */
-  verify?: (token: string, req: IncomingMessage) => Promise<Principal | undefined> | Principal | undefined;
+  verify?: (token: string, req: HttpRequestInfo) => Promise<Principal | undefined> | Principal | undefined;
   /** Accepted `aud` values; default `[resource]`. */
   audience?: string | string[];
   /** Accepted signing algorithms; default the asymmetric ones (RS*, PS*, ES*, EdDSA). */

@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import { createServer } from 'node:http';
-import type { IncomingMessage, Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import type { CryptoKey, JWK } from 'jose';
 import { Context, DefinitionError, McpServer, metadataStore, Public, Scopes, Tool } from '@typemcp/core';
-import type { Principal } from '@typemcp/core';
+import type { HttpRequestInfo, Principal } from '@typemcp/core';
 import { auth } from '@typemcp/auth';
 import type { AuthOptions } from '@typemcp/auth';
 
@@ -200,7 +200,7 @@ describe('the auth plugin over HTTP', () => {
   });
 
   it('takes a verify function instead of JWT checks', async () => {
-    const seen: IncomingMessage[] = [];
+    const seen: HttpRequestInfo[] = [];
     await start({
       verify: (presented, req) => {
         seen.push(req);
@@ -211,7 +211,7 @@ describe('the auth plugin over HTTP', () => {
     const refused = await callTool('whoami', 'opaque-2');
     expect(refused.status).toBe(401);
     expect(refused.body.error!.message).toBe('Invalid token: the server does not accept it');
-    expect(seen[0].headers.authorization).toBe('Bearer opaque-1');
+    expect(seen[0].headers.get('authorization')).toBe('Bearer opaque-1');
   });
 
   it('with anonymous callers allowed, serves @Public tools without a token', async () => {

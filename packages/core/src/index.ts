@@ -26,6 +26,11 @@ export type {
   PluginNotificationHandler,
   CapabilityValue,
   ServiceKey,
+  ServerObserver,
+  ObservedRequest,
+  ObservedConnection,
+  ObservedStream,
+  RequestOutcome,
 } from './runtime';
 export { AuthenticationService, ClusterService } from './runtime/services';
 export { Tool, Resource, Prompt, Completion, Description, Title, EnumTitles, UseMiddleware, McpHeader, Scopes, Roles, Guard, Public } from './decorators';
@@ -93,6 +98,9 @@ export type {
   Transport,
   TransportSendOptions,
   MessageInfo,
+  HttpRequestInfo,
+  FetchHandler,
+  FetchHandlerOptions,
   StdioTransportOptions,
   HttpHandlerOptions,
   HttpSecurityOptions,

@@ -12,6 +12,8 @@ export const GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
 export const GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
 export const GEN_AI_PROMPT_NAME = 'gen_ai.prompt.name';
 export const ERROR_TYPE = 'error.type';
+export const NETWORK_TRANSPORT = 'network.transport';
+export const CLIENT_ADDRESS = 'client.address';
 export const RPC_RESPONSE_STATUS_CODE = 'rpc.response.status_code';
 
 /** TypeMCP's own: the 2026-07-28 `resultType` of a result (`complete` or `input_required`). */
@@ -21,8 +23,15 @@ export const MCP_RESPONSE_RESULT_TYPE = 'mcp.response.result_type';
 export const EXECUTE_TOOL = 'execute_tool';
 /** `error.type` of a `CallToolResult` with `isError: true`. */
 export const TOOL_ERROR = 'tool_error';
-/** `error.type` when nothing more precise is known. */
-export const OTHER_ERROR = '_OTHER';
+/** `mcp.method.name` of a method the server does not have: the client's name for it stays out of span names and metrics. */
+export const OTHER = '_OTHER';
+
+/**
+ * JSON-RPC errors the conventions do not count as errors of the server: the client sent
+ * something unparsable, invalid, an unknown method, invalid params, or asked for a resource
+ * that does not exist. Their spans keep the code in `error.type` with an unset status.
+ */
+export const NOT_SERVER_ERRORS: ReadonlySet<number> = new Set([-32700, -32600, -32601, -32602, -32002]);
 
 // Metrics.
 export const OPERATION_DURATION = 'mcp.server.operation.duration';

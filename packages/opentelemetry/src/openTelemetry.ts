@@ -7,9 +7,9 @@ import { requestTelemetry } from './requestTelemetry';
 
 /**
  * OpenTelemetry for a TypeMCP server: a SERVER span and a duration measurement for every
- * request that goes through the server's middleware, per the MCP semantic conventions, with
- * the parent trace read from `params._meta`. Add it before other middleware so that its span
- * covers them: `server.plugin(openTelemetry)`, or `server.plugin(openTelemetry, options)`.
+ * request, per the MCP semantic conventions, with the parent trace read from `params._meta`
+ * and the outcome as the request's era answered it. Add it before other middleware so that
+ * its span is active around them: `server.plugin(openTelemetry)`, or with options.
  */
 export const openTelemetry: Plugin<OpenTelemetryOptions | undefined> = {
   name: SCOPE_NAME,
@@ -18,13 +18,14 @@ export const openTelemetry: Plugin<OpenTelemetryOptions | undefined> = {
     checkOptions(options);
     const tracer = (options?.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE_NAME, SCOPE_VERSION);
     const meterProvider = options?.meterProvider;
-    host.use(
-      requestTelemetry({
-        tracer,
-        meter: () => (meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE_NAME, SCOPE_VERSION),
-        propagator: options?.propagator ?? propagation,
-        reportError: (what, error) => host.reportError(what, error),
-      }),
-    );
+    const { observer, middleware } = requestTelemetry({
+      tracer,
+      meter: () => (meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE_NAME, SCOPE_VERSION),
+      propagator: options?.propagator ?? propagation,
+      reportError: (what, error) => host.reportError(what, error),
+    });
+    // The observer sees every request and how its era answered it; the middleware runs the rest inside its span.
+    host.observe(observer);
+    host.use(middleware);
   },
 };

@@ -58,8 +58,9 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
     }
     expectValidServerMessages('2025-11-25', recorder.received);
 
-    // The handshake belongs to the connection, not to the middleware: no span for it.
-    expect(telemetry.spans().map((s) => s.name)).toEqual(['tools/list', 'tools/call get_weather']);
+    // The handshake is a request too: it has a span, in the session.
+    expect(telemetry.spans().map((s) => s.name)).toEqual(['initialize', 'tools/list', 'tools/call get_weather']);
+    expect(telemetry.span('initialize').attributes['mcp.session.id']).toBe(sessionIds[0]);
     const list = telemetry.span('tools/list');
     const call = telemetry.span('tools/call get_weather');
     expect(call.kind).toBe(SpanKind.SERVER);
@@ -70,6 +71,8 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
       'jsonrpc.request.id': expect.any(String),
       'gen_ai.operation.name': 'execute_tool',
       'gen_ai.tool.name': 'get_weather',
+      'network.transport': 'tcp',
+      'client.address': '127.0.0.1',
     });
     expect(call.attributes['mcp.session.id']).toBe(list.attributes['mcp.session.id']);
     expect(sessionIds).toEqual([call.attributes['mcp.session.id']]);
@@ -132,12 +135,14 @@ describe('over Streamable HTTP on 127.0.0.1', () => {
         'gen_ai.operation.name': 'execute_tool',
         'gen_ai.tool.name': 'get_weather',
         'mcp.response.result_type': 'complete',
+        'network.transport': 'tcp',
+        'client.address': '127.0.0.1',
       });
       expect(call.status.code).toBe(SpanStatusCode.UNSET);
       expect(call.parentSpanContext).toMatchObject({ traceId: CLIENT_TRACE_ID, spanId: CLIENT_SPAN_ID, isRemote: true });
     });
 
-    it('is not traced when refused before the middleware (headers that contradict the body)', async () => {
+    it('is not traced when the transport refuses it before it reaches the server (headers that contradict the body)', async () => {
       const url = await serve();
       const response = await post(url, params, { 'mcp-name': 'other_tool' });
       expect(response.status).toBe(400);

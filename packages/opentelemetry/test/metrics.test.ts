@@ -73,9 +73,11 @@ describe('mcp.server.operation.duration', () => {
         // The unknown name the client chose is left out: it would grow the metric without bound.
         [{ ...base, 'error.type': '-32602', 'rpc.response.status_code': '-32602' }, 1],
         [{ 'mcp.method.name': 'tools/list', 'mcp.protocol.version': '2025-11-25' }, 1],
+        // The handshake, before any version was negotiated.
+        [{ 'mcp.method.name': 'initialize' }, 1],
       ]),
     );
-    expect(byAttributes).toHaveLength(4);
+    expect(byAttributes).toHaveLength(5);
     const [point] = metric.points;
     expect(point.value.buckets.boundaries).toEqual([0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]);
     // Seconds, not milliseconds: an in-memory call takes well under one.
@@ -105,7 +107,10 @@ describe('mcp.server.active_requests', () => {
     const during = await telemetry.metric('mcp.server.active_requests');
     expect(during.unit).toBe('{request}');
     expect(during.type).toBe(DataPointType.SUM);
-    expect(during.points).toEqual([{ attributes: { 'mcp.method.name': 'tools/call', 'mcp.protocol.version': '2025-11-25' }, value: 1 }]);
+    expect(during.points).toEqual([
+      { attributes: { 'mcp.method.name': 'initialize' }, value: 0 },
+      { attributes: { 'mcp.method.name': 'tools/call', 'mcp.protocol.version': '2025-11-25' }, value: 1 },
+    ]);
 
     release();
     expect((await call).content).toEqual([{ type: 'text', text: 'done' }]);

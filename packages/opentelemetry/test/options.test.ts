@@ -55,7 +55,7 @@ describe('server.plugin(openTelemetry)', () => {
 
     expect(telemetry.span('tools/call hello').parentSpanContext?.spanId).toBe(CLIENT_SPAN_ID);
     const duration = await telemetry.metric<Histogram>('mcp.server.operation.duration');
-    expect(duration.points.map((p) => [p.attributes['gen_ai.tool.name'], p.value.count])).toEqual([['hello', 1]]);
+    expect(duration.points.filter((p) => p.attributes['mcp.method.name'] === 'tools/call').map((p) => [p.attributes['gen_ai.tool.name'], p.value.count])).toEqual([['hello', 1]]);
   });
 
   it('costs nothing visible without an SDK: the API’s no-ops record nothing and answers are unchanged', async () => {

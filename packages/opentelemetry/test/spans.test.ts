@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { Context, McpError, McpServer, metadataStore, Prompt, Resource, Tool, ToolError } from '@typemcp/core';
+import { PassThrough } from 'node:stream';
+import { Context, McpError, McpServer, metadataStore, Prompt, Resource, StdioTransport, Tool, ToolError } from '@typemcp/core';
 import type { McpServerOptions } from '@typemcp/core';
 import { createTestClient } from '@typemcp/testing';
 import { openTelemetry } from '@typemcp/opentelemetry';
@@ -149,9 +150,10 @@ describe('spans at 2025-11-25 (a session)', () => {
       'jsonrpc.request.id': expect.any(String),
       'gen_ai.prompt.name': 'forecast',
     });
-    // One session: one id on every span; each request its own id.
+    // One session: one id on every span; each request its own id (initialize's too).
     const ids = telemetry.spans().map((s) => s.attributes['jsonrpc.request.id']);
-    expect(new Set(ids).size).toBe(3);
+    expect(telemetry.spans().map((s) => s.name)).toEqual(['initialize', 'tools/list', 'resources/read', 'prompts/get forecast']);
+    expect(new Set(ids).size).toBe(4);
     expect(telemetry.spans().every((s) => s.kind === SpanKind.SERVER && s.status.code === SpanStatusCode.UNSET)).toBe(true);
   });
 
@@ -204,19 +206,53 @@ describe('spans at 2025-11-25 (a session)', () => {
     expect(span.events[0]).toMatchObject({ name: 'exception', attributes: { 'exception.type': '-32010', 'exception.message': 'Quota exceeded' } });
   });
 
-  it('answers an unknown tool with -32602 and keeps the client-chosen name out of the span name', async () => {
+  it('answers an unknown tool with -32602, which is the client\'s mistake: no span error, and the client-chosen name out of the span name', async () => {
     const client = await createTestClient(server());
     await expect(client.callTool('no_such_tool')).rejects.toMatchObject({ code: -32602 });
     await client.close();
 
-    const [span] = telemetry.spans();
-    expect(span.name).toBe('tools/call');
+    const span = telemetry.span('tools/call');
     expect(span.attributes).toMatchObject({ 'gen_ai.tool.name': 'no_such_tool', 'error.type': '-32602', 'rpc.response.status_code': '-32602' });
-    expect(span.status.code).toBe(SpanStatusCode.ERROR);
-    expect(span.status.message).toMatch(/no_such_tool/);
+    expect(span.status).toEqual({ code: SpanStatusCode.UNSET });
+    expect(span.events).toEqual([]);
   });
 
-  it('names an unexpected error by its class, with the -32603 it was answered with', async () => {
+  it('answers an unknown method with -32601: a span named _OTHER (the name is the client\'s), with no span error', async () => {
+    const client = await createTestClient(server());
+    await expect(client.request('no/such/method')).rejects.toMatchObject({ code: -32601 });
+    await client.close();
+
+    const span = telemetry.span('_OTHER');
+    expect(span.attributes).toMatchObject({ 'mcp.method.name': '_OTHER', 'error.type': '-32601', 'rpc.response.status_code': '-32601' });
+    expect(JSON.stringify(span.attributes)).not.toContain('no/such/method');
+    expect(span.status).toEqual({ code: SpanStatusCode.UNSET });
+    expect(span.events).toEqual([]);
+  });
+
+  it('records the network transport: pipe over stdio, none in memory (tcp over HTTP: http.test.ts)', async () => {
+    const client = await createTestClient(server());
+    await client.listTools();
+    await client.close();
+    expect(telemetry.span('tools/list').attributes['network.transport']).toBeUndefined();
+
+    const s = server();
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const lines: string[] = [];
+    output.setEncoding('utf8').on('data', (chunk: string) => lines.push(...chunk.split('\n').filter(Boolean)));
+    await s.connect(new StdioTransport({ input, output }));
+    input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } })}\n`);
+    input.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`);
+    const deadline = Date.now() + 5000;
+    while (lines.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    await s.close();
+    const overStdio = telemetry.spans().filter((span) => span.name === 'tools/list' && span.attributes['network.transport'] !== undefined);
+    expect(overStdio.map((span) => span.attributes['network.transport'])).toEqual(['pipe']);
+    expect(overStdio[0].attributes['client.address']).toBeUndefined();
+  });
+
+  it('records an unexpected error by the -32603 it was answered with, its class in the exception', async () => {
     const s = server().plugin({
       name: 'fragile',
       register: (host) =>
@@ -230,7 +266,7 @@ describe('spans at 2025-11-25 (a session)', () => {
     await s.close();
 
     const span = telemetry.span('fragile/run');
-    expect(span.attributes).toMatchObject({ 'mcp.method.name': 'fragile/run', 'error.type': 'RangeError', 'rpc.response.status_code': '-32603' });
+    expect(span.attributes).toMatchObject({ 'mcp.method.name': 'fragile/run', 'error.type': '-32603', 'rpc.response.status_code': '-32603' });
     expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: 'index 7 out of range' });
     expect(span.events[0]).toMatchObject({ name: 'exception', attributes: { 'exception.type': 'RangeError', 'exception.message': 'index 7 out of range' } });
   });
@@ -242,8 +278,8 @@ describe('spans at 2025-11-25 (a session)', () => {
     await client.close();
     await s.close();
     const span = telemetry.span('forgetful/run');
-    expect(span.attributes).toMatchObject({ 'error.type': '_OTHER', 'rpc.response.status_code': '-32603' });
-    expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: '"forgetful/run" produced no result object' });
+    expect(span.attributes).toMatchObject({ 'error.type': '-32603', 'rpc.response.status_code': '-32603' });
+    expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: '"forgetful/run" produced undefined instead of a result object' });
   });
 
   it('wraps middleware added after it: what that middleware throws is the request’s error', async () => {

@@ -35,3 +35,5 @@ export type {
   ListenFilter,
   Subscription,
 } from './types';
+export { serveFetch } from './serveFetch';
+export type { FetchServer } from './serveFetch';

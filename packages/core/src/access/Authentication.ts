@@ -1,5 +1,4 @@
-import type { IncomingMessage } from 'node:http';
-import type { Principal } from '../protocol';
+import type { HttpRequestInfo, Principal } from '../protocol';
 
 /** What a `WWW-Authenticate` challenge says (RFC 6750 §3). */
 export interface AuthChallenge {
@@ -18,9 +17,11 @@ export interface AuthChallenge {
 export interface Authentication {
   /**
    * The principal of an HTTP request, or undefined when it carries no credentials. Throws
-   * `AccessDeniedError('invalid_token', why)` for credentials it rejects (answered 401).
+   * `AccessDeniedError('invalid_token', why)` for credentials it rejects (answered 401). The
+   * request is what the server reads of it on every runtime: its method, URL and headers
+   * (`req.headers.get('authorization')`).
    */
-  authenticate(req: IncomingMessage): Principal | undefined | Promise<Principal | undefined>;
+  authenticate(req: HttpRequestInfo): Principal | undefined | Promise<Principal | undefined>;
   /** The `WWW-Authenticate` header value of a 401 or 403 answer. */
   challenge(challenge: AuthChallenge): string;
   /**

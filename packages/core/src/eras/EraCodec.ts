@@ -36,12 +36,16 @@ export interface Prepared {
 }
 
 /**
- * What a connection offers the codec of a request: its own scope (its handshake-era session)
- * and channel to its client, which requests of the handshake era are served with as they are.
+ * Where a request arrived, as its codec sees it: the server, the channel to the client and,
+ * on a connection, its handshake-era session (its own scope, with which requests of that era
+ * are served as they are). A request served alone (2026-07-28 over HTTP) has no session.
  */
-export interface EraSource extends Prepared {
-  readonly session: Session;
+export interface EraSource {
   readonly server: ServerDescription;
+  readonly channel: RequestChannel;
+  readonly session?: Session;
+  /** The session again, as the scope of the connection's own requests. */
+  readonly scope?: RequestScope;
 }
 
 /** The eras a routed method exists in; every era when left out. */
@@ -102,6 +106,8 @@ export interface EraCodec {
    * refused here.
    */
   refusal(source: EraSource, method: string, params: Record<string, unknown>, route: RouteEras | undefined): McpError | undefined;
+  /** The version a request speaks, when known before it is served (for observers). */
+  versionOf(source: EraSource, params: Record<string, unknown>): string | undefined;
   /** The request's scope and channel; throws an McpError (sent as the answer) for bad round params. */
   prepare(source: EraSource, method: string, params: Record<string, unknown>, id: RequestId, principal: Principal | undefined): Prepared;
   /** A handler's result as this era sends it. */

@@ -7,6 +7,18 @@ export interface TransportSendOptions {
 }
 
 /**
+ * What the server reads of an HTTP request, on every runtime: the part of the Fetch API's
+ * `Request` it uses. A `Request` is one; over Node the server gives a view over the
+ * `IncomingMessage` (its headers read from it, no `Request` built).
+ */
+export interface HttpRequestInfo {
+  readonly method: string;
+  /** The request URL: absolute for a `Request`, its path and query over Node. */
+  readonly url: string;
+  readonly headers: { get(name: string): string | null };
+}
+
+/**
  * What a transport knows of the sender of one message, handed over with it. Over HTTP it is
  * the request's own (its credentials may change from one POST to the next); transports that
  * carry no credentials (stdio, in-memory) leave it out and the connection's principal applies.
@@ -14,6 +26,10 @@ export interface TransportSendOptions {
 export interface MessageInfo {
   /** Who sent the message, as the transport's authentication established it. */
   readonly principal?: Principal;
+  /** The client's network address, when the transport knows it (HTTP). */
+  readonly clientAddress?: string;
+  /** The HTTP request that carried the message: what handlers may read of it (`ctx.httpRequest`). */
+  readonly request?: HttpRequestInfo;
 }
 
 /**
@@ -41,4 +57,6 @@ export interface Transport {
    */
   requestEnded?(id: RequestId): void;
   sessionId?: string;
+  /** How the transport carries messages, as OpenTelemetry's `network.transport` names it (`pipe`, `tcp`); for observers. */
+  readonly network?: string;
 }

@@ -17,6 +17,6 @@ export type { EraName, HandshakeVersion, ModernVersion, Revision } from './versi
 export type * from './messages';
 export { PendingRequests } from './PendingRequests';
 export type { OutgoingRequestOptions } from './PendingRequests';
-export type { MessageInfo, Transport, TransportSendOptions } from './Transport';
+export type { HttpRequestInfo, MessageInfo, Transport, TransportSendOptions } from './Transport';
 export type { Principal } from './Principal';
 export { clip, echo, quote, reasonText, ECHO_LIMIT } from './quote';

@@ -1,10 +1,9 @@
 import type { SessionRecord } from '../cluster';
 import { codecOf, sessionLifecycle } from '../eras';
-import type { EraCodec, EraSource, Prepared, ServerDescription, TaskWire } from '../eras';
-import { ErrorCode, InternalError, InvalidRequestError, McpError, MethodNotFoundError, ParseError, withoutStack } from '../errors';
-import { classify, clip, PendingRequests, quote, reasonText } from '../protocol';
+import type { EraCodec, EraSource, ServerDescription, TaskWire } from '../eras';
+import { ErrorCode, InternalError, InvalidRequestError, McpError, ParseError } from '../errors';
+import { classify, PendingRequests, quote, reasonText } from '../protocol';
 import type {
-  JsonRpcErrorObject,
   JsonRpcMessage,
   JsonRpcNotification,
   JsonRpcRequest,
@@ -18,10 +17,12 @@ import type {
 import type { DependencyContainer } from 'tsyringe';
 import { Session } from '../session';
 import type { LoggingLevel, RequestChannel, RequestScope } from '../session';
-import { Context } from './Context';
 import type { ClientFeatures } from './Context';
-import type { Dispatcher, MethodHandler } from './Dispatcher';
+import type { Dispatcher } from './Dispatcher';
 import { passes, RateLimiter } from './Logger';
+import type { Observers } from './observers';
+import { errorResponse, failed, runRequest } from './runRequest';
+import type { Answer, Deliver, Running, Tracker } from './runRequest';
 
 /** What a connection needs from its server. */
 export interface ConnectionHost {
@@ -45,6 +46,8 @@ export interface ConnectionHost {
   readonly maxRequestsInFlight: number;
   /** Messages one batch may hold; a larger batch is refused whole with -32600. */
   readonly maxBatchSize: number;
+  /** What plugins hear of requests and connections. */
+  readonly observers: Observers;
   reportError(what: string, error: unknown): void;
   onConnectionClosed(connection: Connection): void;
 }
@@ -62,15 +65,6 @@ function encodes(message: JsonRpcMessage): boolean {
   }
 }
 
-/** Where a request's later answer goes. */
-type Deliver = (response: JsonRpcResponse | undefined) => void;
-
-interface InFlight {
-  ctx: Context | undefined;
-  method: string;
-  codec: EraCodec;
-  cancelled: boolean;
-}
 
 /**
  * One conversation over one transport: parses and classifies what arrives, runs the
@@ -78,7 +72,7 @@ interface InFlight {
  * gives it), correlates the requests we send, and answers every malformed message with the
  * matching JSON-RPC error while it keeps serving.
  */
-export class Connection implements RequestChannel, EraSource {
+export class Connection implements RequestChannel, EraSource, Tracker {
   readonly session: Session;
   readonly server: ServerDescription;
   private readonly pending: PendingRequests;
@@ -86,7 +80,7 @@ export class Connection implements RequestChannel, EraSource {
   /** Diagnostics the client can cause (responses to unknown ids) are rate-limited: clients must not control log volume. */
   private readonly diagnosticLimiter = new RateLimiter(5, 20);
   private suppressedDiagnostics = 0;
-  private readonly inFlight = new Map<RequestId, InFlight>();
+  private readonly inFlight = new Map<RequestId, Running>();
   /** Handlers still running, cancelled or not: what maxRequestsInFlight bounds. */
   private running = 0;
   private inputEnded = false;
@@ -114,6 +108,16 @@ export class Connection implements RequestChannel, EraSource {
 
   async start(): Promise<void> {
     await this.transport.start();
+    if (this.lasting && this.host.observers.active) this.host.observers.connectionOpened(this.observed);
+  }
+
+  /** A connection that outlives one request (not a stateless HTTP POST's), as observers hear of it. */
+  private get lasting(): boolean {
+    return !this.session.stateless;
+  }
+
+  private get observed(): { sessionId: string | undefined; networkTransport: string | undefined } {
+    return { sessionId: this.session.id, networkTransport: this.transport.network };
   }
 
   /**
@@ -206,11 +210,11 @@ export class Connection implements RequestChannel, EraSource {
     // The caller of every request: the transport's, else the connection's (stdio, in-memory).
     const principal = info?.principal ?? this.localPrincipal;
     if (Array.isArray(value)) {
-      this.receiveBatch(value, principal).catch((error) => this.host.reportError('batch failed', error));
+      this.receiveBatch(value, principal, info).catch((error) => this.host.reportError('batch failed', error));
       return;
     }
     // With a deliver callback, an answer that comes later goes to it; what returns is immediate.
-    const answer = this.handle(value, principal, this.sendAnswer);
+    const answer = this.handle(value, principal, info, this.sendAnswer);
     if (answer && !(answer instanceof Promise)) this.send(answer);
   }
 
@@ -219,9 +223,7 @@ export class Connection implements RequestChannel, EraSource {
     if (response) this.send(response);
   };
 
-  private readonly answerFailed = (error: unknown): void => this.host.reportError('request failed', error);
-
-  private async receiveBatch(items: unknown[], principal: Principal | undefined): Promise<void> {
+  private async receiveBatch(items: unknown[], principal: Principal | undefined, info: MessageInfo | undefined): Promise<void> {
     if (items.length > this.host.maxBatchSize) {
       this.send(errorResponse(null, { code: ErrorCode.InvalidRequest, message: `Invalid Request: a batch of ${items.length} messages; at most ${this.host.maxBatchSize} are accepted` }));
       return;
@@ -231,7 +233,7 @@ export class Connection implements RequestChannel, EraSource {
       this.send(errorResponse(null, { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${refused}` }));
       return;
     }
-    const answers = await Promise.all(items.map((item) => this.handle(item, principal, undefined)));
+    const answers = await Promise.all(items.map((item) => this.handle(item, principal, info, undefined)));
     const responses = answers.filter((a): a is JsonRpcResponse => a !== undefined);
     if (responses.length > 0) this.send(responses);
   }
@@ -241,11 +243,29 @@ export class Connection implements RequestChannel, EraSource {
    * own), an answer that comes later goes to it instead of into a returned promise; without
    * (a batch member), it is returned, so the batch can wait for all of them.
    */
-  private handle(value: unknown, principal: Principal | undefined, deliver: Deliver | undefined): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
+  private handle(value: unknown, principal: Principal | undefined, info: MessageInfo | undefined, deliver: Deliver | undefined): Answer {
     const classified = classify(value);
     switch (classified.kind) {
-      case 'request':
-        return this.handleRequest(classified.message, principal, deliver);
+      case 'request': {
+        const request = classified.message;
+        const params = request.params ?? {};
+        const codec = codecOf(params);
+        const observers = this.host.observers;
+        if (!observers.active) return this.handleRequest(request, params, codec, principal, info, deliver);
+        const hear = observers.request({
+          id: request.id,
+          method: request.method,
+          known: request.method === 'initialize' || this.host.dispatcher.routeOf(request.method) !== undefined,
+          params,
+          protocolVersion: codec.versionOf(this, params),
+          // A request of another era than the session's is served without it.
+          sessionId: codec === sessionLifecycle.codec && !this.session.stateless ? this.session.id : undefined,
+          principal,
+          networkTransport: this.transport.network,
+          clientAddress: info?.clientAddress,
+        });
+        return observers.watch(request.method, hear, (heard) => this.handleRequest(request, params, codec, principal, info, heard), deliver);
+      }
       case 'notification':
         this.handleNotification(classified.message);
         return undefined;
@@ -260,7 +280,14 @@ export class Connection implements RequestChannel, EraSource {
     }
   }
 
-  private handleRequest(request: JsonRpcRequest, principal: Principal | undefined, deliver: Deliver | undefined): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
+  private handleRequest(
+    request: JsonRpcRequest,
+    params: Record<string, unknown>,
+    codec: EraCodec,
+    principal: Principal | undefined,
+    info: MessageInfo | undefined,
+    deliver: Deliver | undefined,
+  ): Answer {
     const { id, method } = request;
     if (this.inFlight.has(id)) {
       return errorResponse(id, new InvalidRequestError(`Request id ${quote(id)} is already in use by a request in progress`).toJSON());
@@ -268,105 +295,26 @@ export class Connection implements RequestChannel, EraSource {
     if (this.running >= this.host.maxRequestsInFlight) {
       return errorResponse(id, new InvalidRequestError(`Too many requests in progress (${this.host.maxRequestsInFlight}); wait for some to be answered`).toJSON());
     }
-    const params = request.params ?? {};
-    const codec = codecOf(params);
     // The handshake of the session's own era belongs to the connection, not to a route.
     if (method === 'initialize' && codec === sessionLifecycle.codec) {
       if (!deliver) return errorResponse(id, new InvalidRequestError('initialize must not be part of a batch').toJSON());
       return this.initialize(id, params);
     }
-    const route = this.host.dispatcher.routeOf(method);
-    const refused = codec.refusal(this, method, params, route);
-    if (refused !== undefined) return errorResponse(id, refused.toJSON());
-    if (!route) {
-      return errorResponse(id, new MethodNotFoundError(`Method not found: ${clip(method)}`).toJSON());
-    }
-    return this.dispatch(id, method, params, codec, route.handler, principal, deliver);
+    return runRequest(this.host, this, codec, request, params, principal, info?.request, this, deliver);
   }
 
-  /** Runs a handler; answers synchronously when the handler does, so fast requests skip the microtask queue. */
-  private dispatch(
-    id: RequestId,
-    method: string,
-    params: Record<string, unknown>,
-    codec: EraCodec,
-    handler: MethodHandler,
-    principal: Principal | undefined,
-    deliver: Deliver | undefined,
-  ): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
-    let prepared: Prepared;
-    try {
-      prepared = codec.prepare(this, method, params, id, principal);
-    } catch (error) {
-      return errorResponse(id, this.toErrorObject(error, method, codec));
-    }
-    const ctx = new Context({
-      requestId: id,
-      method,
-      scope: prepared.scope,
-      container: this.host.container,
-      channel: prepared.channel,
-      client: this.host.clientFeatures,
-      progressToken: progressTokenOf(params),
-      params,
-      principal,
-      codec,
-    });
-    const entry: InFlight = { ctx, method, codec, cancelled: false };
-    this.inFlight.set(id, entry);
+  /** A request of this connection started: its id is taken until it ends or is cancelled. */
+  started(id: RequestId, running: Running): void {
+    this.inFlight.set(id, running);
     this.running++;
-    let result: ReturnType<MethodHandler>;
-    try {
-      result = this.host.dispatcher.dispatch(handler, method, params, ctx);
-    } catch (error) {
-      return this.settle(entry, id, undefined, error);
-    }
-    if (result instanceof Promise) {
-      // The era may end the request first (2026-07-28: the first unanswered question to the client).
-      const answer = prepared.interrupt === undefined ? result : Promise.race([result, prepared.interrupt]);
-      if (deliver) {
-        answer.then(
-          (value) => this.settleAndDeliver(deliver, entry, id, value as Record<string, unknown>, undefined),
-          (error: unknown) => this.settleAndDeliver(deliver, entry, id, undefined, error ?? new Error('rejected')),
-        );
-        return undefined;
-      }
-      return answer.then(
-        (value) => this.settle(entry, id, value as Record<string, unknown>, undefined),
-        (error: unknown) => this.settle(entry, id, undefined, error ?? new Error('rejected')),
-      );
-    }
-    return this.settle(entry, id, result, undefined);
   }
 
-  private settleAndDeliver(deliver: Deliver, entry: InFlight, id: RequestId, result: Record<string, unknown> | undefined, error: unknown): void {
-    try {
-      deliver(this.settle(entry, id, result, error));
-    } catch (failure) {
-      this.answerFailed(failure);
-    }
-  }
-
-  private settle(entry: InFlight, id: RequestId, result: Record<string, unknown> | undefined, error: unknown): JsonRpcResponse | undefined {
-    const ctx = entry.ctx!;
-    ctx.finish();
+  ended(id: RequestId, running: Running): void {
     this.running--;
     // A cancelled request already gave its id back; a new request may be using it.
-    if (this.inFlight.get(id) === entry) this.inFlight.delete(id);
+    if (this.inFlight.get(id) === running) this.inFlight.delete(id);
     // The response is sent after this returns; close only once it has been handed over.
     if (this.inputEnded) setImmediate(() => this.closeIfDrained());
-    if (entry.cancelled) return undefined;
-    if (error !== undefined) return errorResponse(id, this.toErrorObject(error, entry.method, entry.codec));
-    if (typeof result !== 'object' || result === null || Array.isArray(result)) {
-      // A route or middleware that returned no result object (a forgotten `return`).
-      const problem = new Error(`"${entry.method}" produced ${Array.isArray(result) ? 'an array' : String(result)} instead of a result object`);
-      return errorResponse(id, this.toErrorObject(problem, entry.method, entry.codec));
-    }
-    if (result.resultType === 'input_required') {
-      // Questions still waiting in the handler are dropped with it.
-      ctx.cancel(withoutStack(() => new Error('Answered with input_required')));
-    }
-    return { jsonrpc: '2.0', id, result: entry.codec.complete(this, entry.method, result, ctx.resultHints) };
   }
 
   private initialize(id: RequestId, params: Record<string, unknown>): JsonRpcResponse {
@@ -374,7 +322,7 @@ export class Connection implements RequestChannel, EraSource {
     try {
       result = sessionLifecycle.initialize(this.session, params, this.server);
     } catch (error) {
-      return errorResponse(id, this.toErrorObject(error, 'initialize', sessionLifecycle.codec));
+      return failed(this.host, id, error, 'initialize', sessionLifecycle.codec);
     }
     this.session.declaredCapabilities = result.capabilities as Record<string, unknown>;
     this.session.changed();
@@ -389,14 +337,14 @@ export class Connection implements RequestChannel, EraSource {
       case 'notifications/cancelled': {
         const requestId = notification.params?.requestId as RequestId | undefined;
         const entry = requestId === undefined ? undefined : this.inFlight.get(requestId);
-        // initialize cannot be cancelled; unknown or finished ids are ignored.
-        if (!entry || entry.method === 'initialize') return;
+        // Unknown or finished ids are ignored (initialize is answered at once: it is never in flight).
+        if (!entry) return;
         entry.cancelled = true;
         // The request's life ends here, whether or not its handler heeds the signal: its id
         // is free again and the transport lets go of it.
         this.inFlight.delete(requestId!);
         this.transport.requestEnded?.(requestId!);
-        entry.ctx?.cancel(new Error(reasonText(notification.params?.reason, 'Cancelled by the client')));
+        entry.ctx.cancel(new Error(reasonText(notification.params?.reason, 'Cancelled by the client')));
         if (this.inputEnded) this.closeIfDrained();
         return;
       }
@@ -408,14 +356,6 @@ export class Connection implements RequestChannel, EraSource {
         return;
       }
     }
-  }
-
-  private toErrorObject(thrown: unknown, method: string, codec: EraCodec): JsonRpcErrorObject {
-    const error = codec.error(thrown);
-    if (error !== undefined) return error.toJSON();
-    this.host.reportError(`"${method}" failed`, thrown);
-    const message = this.host.debug && thrown instanceof Error ? `Internal error: ${thrown.message}` : 'Internal error';
-    return new InternalError(message).toJSON();
   }
 
   private send(message: JsonRpcMessage | JsonRpcMessage[], relatedRequestId?: RequestId): void {
@@ -459,22 +399,14 @@ export class Connection implements RequestChannel, EraSource {
     this.cancelInFlight();
     this.pending.rejectAll();
     this.host.onConnectionClosed(this);
+    if (this.lasting && this.host.observers.active) this.host.observers.connectionClosed(this.observed);
   }
 
   /** Aborts every request being handled; none of them will be answered. */
   private cancelInFlight(): void {
     for (const entry of this.inFlight.values()) {
       entry.cancelled = true;
-      entry.ctx?.cancel(new Error('Connection closed'));
+      entry.ctx.cancel(new Error('Connection closed'));
     }
   }
-}
-
-function errorResponse(id: RequestId | null, error: JsonRpcErrorObject): JsonRpcResponse {
-  return id === null ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error };
-}
-
-function progressTokenOf(params: Record<string, unknown>): string | number | undefined {
-  const token = (params._meta as Record<string, unknown> | undefined)?.progressToken;
-  return typeof token === 'string' || typeof token === 'number' ? token : undefined;
 }

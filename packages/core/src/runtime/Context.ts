@@ -4,7 +4,7 @@ import { RequestEndedError } from '../errors';
 import type { ElicitationResult } from '../features/elicitationTypes';
 import type { Root, SampleRequestOf, SampleResult, SamplingToolOf, ToolLoopResult } from '../features/samplingTypes';
 import type { Constructor } from '../metadata';
-import type { Principal, RequestId, Revision } from '../protocol';
+import type { HttpRequestInfo, Principal, RequestId, Revision } from '../protocol';
 import type { ClientCapabilities, Implementation, RequestChannel, RequestScope, Session } from '../session';
 import { createLogger } from './Logger';
 import type { Logger } from './Logger';
@@ -65,6 +65,8 @@ export interface ContextInit {
   principal?: Principal;
   /** The codec of the request's era: how its results, errors and tasks go on the wire. */
   codec: EraCodec;
+  /** The HTTP request that carried it, over HTTP. */
+  httpRequest?: HttpRequestInfo;
 }
 
 /**
@@ -140,6 +142,14 @@ export class Context {
    */
   get principal(): Principal | undefined {
     return this.init.principal;
+  }
+
+  /**
+   * The HTTP request that carried this request: its method, URL and headers
+   * (`ctx.httpRequest?.headers.get('x-tenant')`). Undefined over stdio and in memory.
+   */
+  get httpRequest(): HttpRequestInfo | undefined {
+    return this.init.httpRequest;
   }
 
   /** The handshake-era session; undefined for stateless requests. */

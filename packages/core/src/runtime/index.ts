@@ -2,3 +2,4 @@ export type { Logger } from './Logger';
 export { Context } from './Context';
 export type { Middleware, MiddlewareContext, InvocationTarget } from './middleware';
 export type { Plugin, PluginHost, PluginRequestHandler, PluginNotificationHandler, CapabilityValue, ServiceKey } from './plugins';
+export type { ServerObserver, ObservedRequest, ObservedConnection, ObservedStream, RequestOutcome } from './observers';

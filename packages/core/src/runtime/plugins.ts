@@ -4,6 +4,7 @@ import type { EraName, Revision } from '../protocol';
 import type { RequestScope } from '../session';
 import type { Context } from './Context';
 import type { Middleware } from './middleware';
+import type { ServerObserver } from './observers';
 
 /** A request handler a plugin adds: params in, result object out. */
 export type PluginRequestHandler = (params: Record<string, unknown>, ctx: Context) => Record<string, unknown> | Promise<Record<string, unknown>>;
@@ -51,6 +52,12 @@ export interface PluginHost {
    * what it opened for it.
    */
   provide<T>(service: ServiceKey<T>, value: T): void;
+  /**
+   * Hears the life of the server: every request as it arrives and how it ended (the result, a
+   * tool error, or the JSON-RPC error its era sent), connections and SSE streams opening and
+   * closing. Observers hear in the order added; one that throws is reported.
+   */
+  observe(observer: ServerObserver): void;
   /** Runs when the server closes, after its connections are closed; hooks run in registration order. */
   onClose(hook: () => void | Promise<void>): void;
   /** Reports an error as the server does (its `onError`, or stderr). */
@@ -90,6 +97,7 @@ export interface PluginAdditions {
   capabilities: Array<[string, CoreCapabilityValue]>;
   extensions: Array<[string, CapabilityValue]>;
   services: Map<ServiceKey<unknown>, unknown>;
+  observers: ServerObserver[];
   closeHooks: Array<() => void | Promise<void>>;
 }
 
@@ -207,6 +215,10 @@ export class PluginRegistry {
         if (refused) throw new DefinitionError('INVALID_OPTION', `${where}: ${refused}`);
         additions.services.set(service, value);
       },
+      observe: (observer) => {
+        if (typeof observer !== 'object' || observer === null) throw new TypeError(`${where}: observe(observer) needs an object of optional functions (request, connectionOpened, …)`);
+        additions.observers.push(observer);
+      },
       onClose: (hook) => void additions.closeHooks.push(hook),
       reportError: (what, error) => this.target.reportError(`${where}: ${what}`, error),
     };
@@ -214,5 +226,5 @@ export class PluginRegistry {
 }
 
 function emptyAdditions(): PluginAdditions {
-  return { middlewares: [], routes: [], notifications: [], capabilities: [], extensions: [], services: new Map(), closeHooks: [] };
+  return { middlewares: [], routes: [], notifications: [], capabilities: [], extensions: [], services: new Map(), observers: [], closeHooks: [] };
 }

@@ -6,7 +6,7 @@ import type { Middleware } from '../runtime/middleware';
 import type { Plugin } from '../runtime/plugins';
 import type { Registry } from '../runtime/Registry';
 import type { Session } from '../session';
-import type { HttpHandlerOptions, NodeHttpHandler } from '../transports';
+import type { FetchHandler, FetchHandlerOptions, HttpHandlerOptions, NodeHttpHandler } from '../transports';
 import { listenHttp, listenStdio } from './listen';
 import type { ConnectOptions, HttpListenOptions, ListControl, ListenAddress, ListenOptions, McpServerOptions, PromptsControl, ResourcesControl, StdioListenOptions, ToolsControl } from './options';
 import { ServerRuntime } from './ServerRuntime';
@@ -88,6 +88,16 @@ export class McpServer {
    */
   httpHandler(options: HttpHandlerOptions = {}): NodeHttpHandler {
     return this.runtime.httpHandler(options);
+  }
+
+  /**
+   * A Fetch API handler, `(request: Request) => Promise<Response>`, serving the same Streamable
+   * HTTP on any runtime with `Request` and `Response`: `export default { fetch: handler }` on
+   * Cloudflare Workers, `Bun.serve({ fetch: handler })`, `Deno.serve(handler)`, Hono's
+   * `(c) => handler(c.req.raw)`. Further arguments are ignored.
+   */
+  fetchHandler(options: FetchHandlerOptions = {}): FetchHandler {
+    return this.runtime.fetchHandler(options);
   }
 
   /**

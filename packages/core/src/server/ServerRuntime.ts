@@ -13,7 +13,7 @@ import { corePlugins } from '../features/corePlugins';
 import type { FeatureHost } from '../features/FeatureHost';
 import type { CompletionDefinition, Constructor } from '../metadata';
 import type { Revision } from '../protocol';
-import type { Principal, Transport } from '../protocol';
+import type { JsonRpcRequest, JsonRpcResponse, MessageInfo, Principal, Transport } from '../protocol';
 import { LOGGING_LEVELS } from '../session';
 import type { LoggingLevel, RequestScope, Session } from '../session';
 import { TaskRunner } from '../tasks';
@@ -24,6 +24,7 @@ import { Context } from '../runtime/Context';
 import type { ClientFeatures } from '../runtime/Context';
 import { Dispatcher } from '../runtime/Dispatcher';
 import { Invoker } from '../runtime/Invoker';
+import { Observers } from '../runtime/observers';
 import { createLogger, isLoggingLevel } from '../runtime/Logger';
 import type { Logger } from '../runtime/Logger';
 import type { InvocationTarget } from '../runtime/middleware';
@@ -35,8 +36,9 @@ import type { RegisteredResource } from '../runtime/buildResource';
 import type { RegisteredTool } from '../runtime/buildTool';
 import { Registry } from '../runtime/Registry';
 import { AuthenticationService, ClientFeatureServices, ClusterService } from '../runtime/services';
-import { createHttpHandler } from '../transports';
-import type { HttpHandlerOptions, HttpServerHost, NodeHttpHandler } from '../transports';
+import { createFetchHandler, createNodeHandler } from '../transports';
+import type { AloneExchange, FetchHandler, FetchHandlerOptions, HttpHandlerOptions, HttpServerHost, NodeHttpHandler } from '../transports';
+import { serveAlone } from '../runtime/serveAlone';
 import { ClusterLink } from './ClusterLink';
 import type { ClusterChange } from './ClusterLink';
 import type { McpServerOptions } from './options';
@@ -72,6 +74,7 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
   readonly access = new AccessPolicy();
   readonly changes = new ChangeBroadcaster();
   readonly dispatcher = new Dispatcher();
+  readonly observers = new Observers((what, error) => this.reportError(what, error));
   readonly container: DependencyContainer;
   readonly tasks: TaskRunner;
   readonly debug: boolean;
@@ -92,7 +95,7 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
   private readonly invoker: Invoker;
   private readonly plugins: PluginRegistry;
   private readonly connections = new Set<Connection>();
-  private readonly httpHandlers = new Set<NodeHttpHandler>();
+  private readonly httpHandlers = new Set<{ close(graceMs?: number): Promise<void> }>();
   private readonly listeners = new Set<Listener>();
   /** Capabilities of the `initialize` result, in the order declared (built-in features first). */
   private readonly declared = new Map<string, CoreCapabilityValue>();
@@ -194,7 +197,14 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
 
   /** A Node `(req, res)` handler over this runtime (see McpServer.httpHandler). */
   httpHandler(options: HttpHandlerOptions): NodeHttpHandler {
-    const handler = createHttpHandler(this, options);
+    const handler = createNodeHandler(this, options);
+    this.httpHandlers.add(handler);
+    return handler;
+  }
+
+  /** A Fetch API handler over this runtime (see McpServer.fetchHandler). */
+  fetchHandler(options: FetchHandlerOptions): FetchHandler {
+    const handler = createFetchHandler(this, options);
     this.httpHandlers.add(handler);
     return handler;
   }
@@ -293,6 +303,11 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
 
   // HttpServerHost
 
+  serveAlone(request: JsonRpcRequest, info: MessageInfo, exchange: AloneExchange): JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined> {
+    this.started = true;
+    return serveAlone(this, request, info, exchange);
+  }
+
   headerParams(toolName: string): readonly { name: string; path: readonly string[] }[] {
     return this.tools.get(toolName)?.headerParams ?? [];
   }
@@ -332,7 +347,8 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
     return undefined;
   }
 
-  apply({ middlewares, routes, notifications, capabilities, extensions, services, closeHooks }: PluginAdditions): void {
+  apply({ middlewares, routes, notifications, capabilities, extensions, services, observers, closeHooks }: PluginAdditions): void {
+    for (const observer of observers) this.observers.add(observer);
     for (const [service, value] of services) this.services.set(service, value);
     const cluster = services.get(ClusterService) as ClusterOptions | undefined;
     if (cluster) {

@@ -43,6 +43,7 @@ export class StdioTransport implements Transport {
   private closed = false;
 
   onmessage?: (message: unknown) => void;
+  readonly network = 'pipe';
   onclose?: () => void;
   onerror?: (error: Error) => void;
   oninputend?: () => void;

@@ -14,8 +14,8 @@ const tableAuth = (allowAnonymous = false): Plugin<void> => ({
   register(host) {
     host.provide(AuthenticationService, {
       authenticate(req) {
-        const header = req.headers.authorization;
-        if (header === undefined) return undefined;
+        const header = req.headers.get('authorization');
+        if (header === null) return undefined;
         const principal = tokens[header.replace(/^Bearer /, '')];
         if (!principal) throw new AccessDeniedError('invalid_token', 'Invalid token: unknown');
         return principal;
@@ -232,7 +232,7 @@ describe('an authenticated HTTP endpoint', () => {
       name: 'broken-auth',
       register(host) {
         host.provide(AuthenticationService, {
-          authenticate: (req) => (req.headers.authorization ? tokens['ann-read'] : undefined),
+          authenticate: (req) => (req.headers.get('authorization') ? tokens['ann-read'] : undefined),
           challenge: (challenge) => {
             if (challenge.error === 'insufficient_scope') throw new Error('no challenge today');
             return 'Bearer realm="\u0000"'; // a control character: not a valid header value

@@ -166,11 +166,12 @@ describe('the architecture of @typemcp/core', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('picks the codec of a request in one place: codecOf, in the connection that receives it', () => {
+  it('picks the codec of a request where it enters the runtime: a connection, or a request served alone', () => {
     const pickers = ['codecOf', 'eraOf', 'handshakeCodec', 'modernCodec', 'sessionLifecycle', 'requestedEra'];
+    const entries: Record<string, string[]> = { 'runtime/Connection.ts': ['codecOf', 'sessionLifecycle'], 'runtime/serveAlone.ts': ['codecOf'] };
     const offenders = [...text.keys()]
-      .filter((file) => folderOf(file) !== 'eras' && file !== 'runtime/Connection.ts')
-      .flatMap((file) => importedNames(file).filter((name) => pickers.includes(name)).map((name) => `${file}: ${name}`));
+      .filter((file) => folderOf(file) !== 'eras')
+      .flatMap((file) => importedNames(file).filter((name) => pickers.includes(name) && !entries[file]?.includes(name)).map((name) => `${file}: ${name}`));
     expect(offenders).toEqual([]);
     const naming = [...text.keys()].filter((file) => folderOf(file) !== 'eras' && file !== 'protocol/versions.ts' && /io\.modelcontextprotocol\/protocolVersion/.test(code(file)));
     expect(naming).toEqual([]);
@@ -203,6 +204,15 @@ describe('the architecture of @typemcp/core', () => {
       .flatMap((file) => code(file).split('\n').map((line, i) => ({ file, line: i + 1, text: line.trim() })))
       .filter(({ text: line }) => comparison.test(line));
     expect(offenders).toEqual([]);
+  });
+
+  it('leaves Node\'s HTTP to the Node adapter and to listen: the HTTP core and the fetch path stand on Web APIs', () => {
+    const nodeHosts = ['transports/http/node.ts', 'server/listen.ts'];
+    const nodeHttp = [...text.keys()].filter((file) => !nodeHosts.includes(file) && /['"]node:http['"]|\bIncomingMessage\b|\bServerResponse\b/.test(code(file)));
+    expect(nodeHttp).toEqual([]);
+    const nodeModules = [...text.keys()].filter((file) => file.startsWith('transports/http/') && file !== 'transports/http/node.ts' && /from ['"]node:|require\(['"]node:/.test(code(file)));
+    expect(nodeModules).toEqual([]);
+    expect(code('transports/http/node.ts')).toMatch(/IncomingMessage/);
   });
 
   it('keeps McpServer a thin facade: 250 lines at most', () => {

@@ -1,6 +1,6 @@
 import { InvalidRequestError, McpError, MethodNotFoundError } from '../../errors';
 import { clip, PROTOCOL_VERSION_META } from '../../protocol';
-import type { EraCodec } from '../EraCodec';
+import type { EraCodec, Prepared } from '../EraCodec';
 import { handshakeTasks } from './tasks';
 
 /**
@@ -15,13 +15,17 @@ export const handshakeCodec: EraCodec = {
     if (route?.eras !== undefined && !route.eras.includes('handshake')) {
       return new MethodNotFoundError(`Method not found: ${clip(method)} (it needs protocol 2026-07-28: name it in _meta["${PROTOCOL_VERSION_META}"])`);
     }
+    const session = source.session;
+    if (!session) return new InvalidRequestError(`Invalid Request: "${clip(method)}" needs a session: send "initialize" first`);
     // Before the handshake only pings may be served.
-    if (source.session.state === 'awaiting-initialize' && method !== 'ping') {
+    if (session.state === 'awaiting-initialize' && method !== 'ping') {
       return new InvalidRequestError(`Server not initialized: send "initialize" before "${clip(method)}"`);
     }
     return undefined;
   },
-  prepare: (source) => source,
+  versionOf: (source) => (source.session && source.session.state !== 'awaiting-initialize' ? source.session.protocolVersion : undefined),
+  // The connection's own scope and channel: nothing is made per request.
+  prepare: (source) => source as Prepared,
   complete: (_source, _method, result) => result,
   error: (error) => (error instanceof McpError ? error : undefined),
   describe(server, revision) {

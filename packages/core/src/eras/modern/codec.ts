@@ -75,6 +75,10 @@ export const modernCodec: EraCodec = {
     if (route?.eras !== undefined && !route.eras.includes('modern')) return new MethodNotFoundError(`Method not found: ${clip(method)} (not part of protocol ${version})`);
     return undefined;
   },
+  versionOf(_source, params) {
+    const version = (params._meta as Record<string, unknown>)[PROTOCOL_VERSION_META];
+    return typeof version === 'string' ? version : undefined;
+  },
   prepare(source, method, params, _id, principal) {
     let digest: string | undefined;
     // The digest costs a hash of the params: only a request that carries or issues a state pays it.

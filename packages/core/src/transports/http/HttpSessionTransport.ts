@@ -1,145 +1,35 @@
-import { randomUUID } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
-import type { JsonRpcMessage, OutgoingMessage, RequestId } from '../../protocol';
-import type { MessageInfo, Transport, TransportSendOptions } from '../../protocol';
+import type { JsonRpcMessage, MessageInfo, OutgoingMessage, RequestId, Transport, TransportSendOptions } from '../../protocol';
 import type { EventStore } from '../../cluster';
+import { Exchange } from './Exchange';
+import type { RefusalHead } from './Exchange';
+import { SSE_HEADERS } from './HttpReply';
+import type { EventBody, HttpReply, SseSink } from './HttpReply';
 import { SseStream } from './SseStream';
-
-/**
- * One POST that carried requests: its responses go back on that HTTP response, as one JSON
- * body, or as an SSE stream once anything else must travel before them (progress, logs,
- * requests to the client).
- */
-class Exchange {
-  private readonly waiting: Set<RequestId>;
-  private readonly answers: JsonRpcMessage[] = [];
-  private stream: SseStream | undefined;
-  private keepAlive: NodeJS.Timeout | undefined;
-  private done = false;
-
-  constructor(
-    private readonly res: ServerResponse,
-    requestIds: RequestId[],
-    private readonly batch: boolean,
-    private readonly headers: Record<string, string>,
-    private readonly eventStore: EventStore | undefined,
-    private readonly streamPrefix: string,
-    private readonly onDone: (exchange: Exchange) => void,
-    private readonly answerStatus: ((errorCode: number) => number) | undefined,
-    private readonly keepAliveMs: number | undefined,
-    private readonly refusal: RefusalHead | undefined,
-  ) {
-    this.waiting = new Set(requestIds);
-  }
-
-  get streamId(): string | undefined {
-    return this.stream?.id;
-  }
-
-  waitsFor(id: RequestId): boolean {
-    return this.waiting.has(id);
-  }
-
-  /** A message other than a response, related to one of this exchange's requests. */
-  relate(message: JsonRpcMessage): void {
-    if (this.done) return;
-    this.upgrade();
-    this.stream!.send(message);
-  }
-
-  answer(message: JsonRpcMessage): void {
-    if (this.done) return;
-    const id = (message as { id?: RequestId }).id;
-    if (id === undefined) this.waiting.clear(); // an error about the whole POST
-    else this.waiting.delete(id);
-    if (this.stream) this.stream.send(message);
-    else this.answers.push(message);
-    if (this.waiting.size === 0) this.finish();
-  }
-
-  /** A request of this exchange ends without a response (cancelled): stop waiting for it. */
-  drop(id: RequestId): void {
-    if (this.done || !this.waiting.delete(id)) return;
-    if (this.waiting.size === 0) this.finish();
-  }
-
-  /** Resumes this exchange's stream on a new response (GET with Last-Event-ID). */
-  resumeOn(res: ServerResponse): void {
-    this.stream?.attach(res, this.headers);
-  }
-
-  abort(): void {
-    if (this.done) return;
-    this.done = true;
-    clearInterval(this.keepAlive);
-    this.stream?.end();
-    if (!this.stream && !this.res.headersSent) {
-      this.res.writeHead(503, { 'content-type': 'application/json', ...this.headers });
-      // 2026-07-28 (a one-request transport with mapped statuses) reserves -32000: its answer is an
-      // internal error of the request, with its id.
-      const [id] = this.waiting;
-      const body =
-        this.answerStatus && id !== undefined
-          ? { jsonrpc: '2.0', id, error: { code: -32603, message: 'Internal error: the server closed before answering' } }
-          : { jsonrpc: '2.0', error: { code: -32000, message: 'Session closed' } };
-      this.res.end(JSON.stringify(body));
-    }
-    this.onDone(this);
-  }
-
-  private upgrade(): void {
-    if (this.stream) return;
-    this.stream = new SseStream(`${this.streamPrefix}${randomUUID()}`, this.eventStore);
-    this.stream.attach(this.res, this.headers);
-    for (const earlier of this.answers.splice(0)) this.stream.send(earlier);
-    if (this.keepAliveMs !== undefined) {
-      const stream = this.stream;
-      this.keepAlive = setInterval(() => stream.comment(), this.keepAliveMs);
-      this.keepAlive.unref();
-    }
-  }
-
-  private finish(): void {
-    this.done = true;
-    clearInterval(this.keepAlive);
-    if (this.stream) {
-      this.stream.end();
-    } else if (!this.res.writableEnded && this.answers.length === 0) {
-      // Every request of the POST was cancelled: nothing to answer.
-      this.res.writeHead(202, this.headers).end();
-    } else if (!this.res.writableEnded) {
-      const body = this.batch ? this.answers : this.answers[0];
-      const error = (body as { error?: { code?: unknown; data?: unknown } }).error;
-      let status = 200;
-      let extraHeaders: Record<string, string> | undefined;
-      if (error && typeof error.code === 'number') {
-        // A refused request answered on its own carries the refusal in its HTTP status (401/403 + WWW-Authenticate).
-        const refused = this.refusal?.(error as { code: number; message?: string; data?: unknown });
-        if (refused) ({ status, headers: extraHeaders } = refused);
-        else if (this.answerStatus) status = this.answerStatus(error.code);
-      }
-      this.res.writeHead(status, { 'content-type': 'application/json', ...this.headers, ...extraHeaders });
-      this.res.end(JSON.stringify(body));
-    }
-    this.onDone(this);
-  }
-}
 
 /** Marks the stream ids of sessions' streams for messages outside requests (GET), as opposed to POST responses. */
 const STANDALONE = 'get-';
 
-/** The HTTP status and headers of an error answer that refuses the caller, or undefined for other errors. */
-export type RefusalHead = (error: { code: number; message?: string; data?: unknown }) => { status: number; headers?: Record<string, string> } | undefined;
+export interface SessionTransportOptions {
+  /** The HTTP status of a JSON answer that is an error (2026-07-28 maps codes to 400/404); 200 without. */
+  answerStatus?: (errorCode: number) => number;
+  /** The status and headers of an answer that refuses the caller (access denied). */
+  refusal?: RefusalHead;
+  /** The subject the session belongs to: requests from another are refused by the handler. */
+  owner?: string;
+  /** Told when one of the session's streams opens or ends (observers). */
+  onStream?: (streamId: string, kind: 'request' | 'session', opened: boolean) => void;
+}
 
 /**
- * The transport of one Streamable HTTP session: messages arrive from POSTs; what the server
- * sends is routed to the exchange of the request it belongs to, or to the session's GET
- * stream when it belongs to none (list_changed, resource updates, server logs).
+ * The transport of one Streamable HTTP session (or of one stateless POST): messages arrive
+ * from POSTs; what the server sends is routed to the exchange of the request it belongs to, or
+ * to the session's GET stream when it belongs to none (list_changed, resource updates, logs).
  */
 export class HttpSessionTransport implements Transport {
   onmessage?: (message: unknown, info?: MessageInfo) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
+  readonly network = 'tcp';
   lastActivity = Date.now();
   private readonly exchanges = new Set<Exchange>();
   private standalone: SseStream | undefined;
@@ -155,16 +45,7 @@ export class HttpSessionTransport implements Transport {
     private readonly eventStore: EventStore | undefined,
     /** Called once when the session ends, whoever ends it (onclose belongs to the connection). */
     private readonly onEnded?: () => void,
-    private readonly options: {
-      /** The HTTP status of a JSON answer that is an error (2026-07-28 maps codes to 400/404); 200 without. */
-      answerStatus?: (errorCode: number) => number;
-      /** Writes an SSE comment this often on a response stream (long `subscriptions/listen` streams). */
-      keepAliveMs?: number;
-      /** The status and headers of an answer that refuses the caller (access denied). */
-      refusal?: RefusalHead;
-      /** The subject the session belongs to: requests from another are refused by the handler. */
-      owner?: string;
-    } = {},
+    private readonly options: SessionTransportOptions = {},
   ) {}
 
   /** The subject the session belongs to, once known. */
@@ -194,41 +75,37 @@ export class HttpSessionTransport implements Transport {
 
   /** True when a request with this id is still being answered on another POST. */
   inProgress(id: RequestId): boolean {
-    return [...this.exchanges].some((e) => e.waitsFor(id));
+    for (const exchange of this.exchanges) if (exchange.waitsFor(id)) return true;
+    return false;
   }
 
   /**
-   * Delivers a POST carrying at least one request; its responses will answer `res`. Resolves
-   * once they have all been written.
+   * Delivers a POST carrying at least one request. `reply` resolves with the answer's head (the
+   * whole JSON answer, or the start of its stream); `done` once every response was written.
    */
-  deliverRequests(body: unknown, requestIds: RequestId[], res: ServerResponse, headers: Record<string, string>, info?: MessageInfo): Promise<void> {
+  deliverRequests(body: unknown, requestIds: RequestId[], headers: Record<string, string>, info?: MessageInfo): Exchange {
     this.lastActivity = Date.now();
-    let answered!: () => void;
-    const done = new Promise<void>((resolve) => (answered = resolve));
-    const exchange = new Exchange(
-      res,
-      requestIds,
-      Array.isArray(body),
+    const onStream = this.options.onStream;
+    const exchange = new Exchange(requestIds, Array.isArray(body), {
       headers,
-      this.eventStore,
-      this.streamPrefix,
-      (finished) => {
-        this.exchanges.delete(finished);
-        this.lastActivity = Date.now();
-        answered();
-      },
-      this.options.answerStatus,
-      this.options.keepAliveMs,
-      this.options.refusal,
-    );
+      eventStore: this.eventStore,
+      streamPrefix: this.streamPrefix,
+      answerStatus: this.options.answerStatus,
+      refusal: this.options.refusal,
+      onStream: onStream && ((streamId, opened) => onStream(streamId, 'request', opened)),
+    });
     this.exchanges.add(exchange);
+    void exchange.done.then(() => {
+      this.exchanges.delete(exchange);
+      this.lastActivity = Date.now();
+    });
     this.delivering = exchange;
     try {
       this.onmessage?.(body, info);
     } finally {
       this.delivering = undefined;
     }
-    return done;
+    return exchange;
   }
 
   /** Stream ids start with the session id, so a session replays only its own streams. */
@@ -242,13 +119,16 @@ export class HttpSessionTransport implements Transport {
     this.onmessage?.(body, info);
   }
 
-  /** Opens the session's stream for messages outside any request (GET). False when one is open. */
-  openStandalone(res: ServerResponse, headers: Record<string, string>): boolean {
+  /** Opens the session's stream for messages outside any request (GET); undefined when one is open. */
+  openStandalone(headers: Record<string, string>): HttpReply | undefined {
     this.lastActivity = Date.now();
-    if (this.standalone?.attached) return false;
-    this.standalone ??= new SseStream(`${this.streamPrefix}${STANDALONE}${randomUUID()}`, this.eventStore);
-    this.standalone.attach(res, headers);
-    return true;
+    if (this.standalone?.attached) return undefined;
+    if (!this.standalone) {
+      this.standalone = new SseStream(`${this.streamPrefix}${STANDALONE}${crypto.randomUUID()}`, this.eventStore, () => this.streamChanged(false));
+    }
+    this.standalone.reserve();
+    this.streamChanged(true);
+    return { status: 200, headers: { ...SSE_HEADERS, ...headers }, body: this.standalone };
   }
 
   /** The id of the session's stream for messages outside requests, once opened. */
@@ -256,28 +136,28 @@ export class HttpSessionTransport implements Transport {
     return this.standalone?.id;
   }
 
-  /** Resumes a stream after `lastEventId` on `res`; false when the event is unknown. */
-  async resume(lastEventId: string, res: ServerResponse, headers: Record<string, string>): Promise<boolean> {
-    if (!this.eventStore) return false;
+  /** Resumes a stream after `lastEventId`: the reply replays what was missed, then goes on live; undefined when the event is unknown. */
+  async resume(lastEventId: string, headers: Record<string, string>): Promise<HttpReply | undefined> {
+    if (!this.eventStore) return undefined;
     const missed: string[] = [];
     const streamId = await this.eventStore.replayAfter(lastEventId, (eventId, message) => {
       missed.push(`id: ${eventId}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`);
     });
     // Another session's stream is as unknown to this one as a forgotten event.
-    if (streamId === undefined || !streamId.startsWith(this.streamPrefix)) return false;
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', ...headers });
-    res.flushHeaders(); // the client learns it resumed even when it missed nothing
-    for (const event of missed) res.write(event);
-    const exchange = [...this.exchanges].find((e) => e.streamId === streamId);
-    if (exchange) exchange.resumeOn(res);
-    else if (this.standalone?.id === streamId) this.standalone.attach(res, headers);
-    else if (streamId.startsWith(`${this.streamPrefix}${STANDALONE}`)) {
+    if (streamId === undefined || !streamId.startsWith(this.streamPrefix)) return undefined;
+    let live: SseStream | undefined;
+    for (const exchange of this.exchanges) if (exchange.streamId === streamId) live = exchange.resumable;
+    if (!live && this.standalone?.id === streamId) live = this.standalone;
+    else if (!live && streamId.startsWith(`${this.streamPrefix}${STANDALONE}`)) {
       // The session's stream, opened on another replica: it goes on from here.
       this.standalone?.end();
-      this.standalone = new SseStream(streamId, this.eventStore);
-      this.standalone.attach(res, headers);
-    } else res.end(); // that stream has finished (or runs on another replica): everything it carried was replayed
-    return true;
+      this.standalone = new SseStream(streamId, this.eventStore, () => this.streamChanged(false));
+      live = this.standalone;
+    }
+    live?.reserve();
+    if (live === this.standalone) this.streamChanged(true);
+    // Without a live stream, that stream has finished (or runs on another replica): the replay is all there is.
+    return { status: 200, headers: { ...SSE_HEADERS, ...headers }, body: resumedBody(missed, live) };
   }
 
   requestEnded(id: RequestId): void {
@@ -290,8 +170,8 @@ export class HttpSessionTransport implements Transport {
       this.held.push({ message, relatedRequestId: options?.relatedRequestId, delivering: this.delivering });
       return;
     }
-    const messages = Array.isArray(message) ? message : [message];
-    for (const item of messages) this.route(item, options?.relatedRequestId);
+    if (Array.isArray(message)) for (const item of message) this.route(item, options?.relatedRequestId);
+    else this.route(message, options?.relatedRequestId);
   }
 
   /**
@@ -346,16 +226,39 @@ export class HttpSessionTransport implements Transport {
     this.onclose?.();
   }
 
+  private streamChanged(opened: boolean): void {
+    if (this.standalone) this.options.onStream?.(this.standalone.id, 'session', opened);
+  }
+
   private route(message: JsonRpcMessage, relatedRequestId: RequestId | undefined): void {
     const isResponse = 'result' in message || 'error' in message;
     if (isResponse) {
       const id = (message as { id?: RequestId }).id;
-      const exchange = id === undefined ? this.delivering : [...this.exchanges].find((e) => e.waitsFor(id));
+      const exchange = id === undefined ? this.delivering : this.exchangeOf(id);
       exchange?.answer(message);
       return;
     }
-    const related = relatedRequestId === undefined ? undefined : [...this.exchanges].find((e) => e.waitsFor(relatedRequestId));
+    const related = relatedRequestId === undefined ? undefined : this.exchangeOf(relatedRequestId);
     if (related) related.relate(message);
     else this.standalone?.send(message);
   }
+
+  private exchangeOf(id: RequestId): Exchange | undefined {
+    for (const exchange of this.exchanges) if (exchange.waitsFor(id)) return exchange;
+    return undefined;
+  }
+}
+
+/** The body of a resumed stream: what the client missed, then the live stream if it goes on, else the end. */
+function resumedBody(missed: readonly string[], live: SseStream | undefined): EventBody {
+  return {
+    open(sink: SseSink) {
+      for (const event of missed) sink.write(event);
+      if (live) live.open(sink);
+      else sink.end();
+    },
+    close(sink?: SseSink) {
+      live?.close(sink);
+    },
+  };
 }

@@ -1,7 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MessageInfo, OutgoingMessage, Principal, Transport } from '../../protocol';
-import { HttpError } from './readBody';
+import { HttpError, SSE_HEADERS } from './HttpReply';
+import type { HttpReply } from './HttpReply';
+import { pathOf, queryParam } from './HttpRequest';
+import type { IncomingRequest } from './HttpRequest';
 import { SseStream } from './SseStream';
 
 interface Host {
@@ -13,6 +14,7 @@ class LegacySseTransport implements Transport {
   onmessage?: (message: unknown, info?: MessageInfo) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
+  readonly network = 'tcp';
   private closed = false;
 
   constructor(
@@ -29,8 +31,8 @@ class LegacySseTransport implements Transport {
     return this.owner === subject;
   }
 
-  deliver(payload: unknown, principal: Principal | undefined): void {
-    this.onmessage?.(payload, { principal });
+  deliver(payload: unknown, info: MessageInfo): void {
+    this.onmessage?.(payload, info);
   }
 
   async start(): Promise<void> {}
@@ -61,6 +63,8 @@ export class LegacySseSessions {
   constructor(
     private readonly host: Host,
     paths: { ssePath?: string; messagesPath?: string },
+    /** Told when a stream opens or ends (observers). */
+    private readonly onStream?: (streamId: string, opened: boolean) => void,
   ) {
     this.ssePath = paths.ssePath ?? '/sse';
     this.messagesPath = paths.messagesPath ?? '/messages';
@@ -70,50 +74,48 @@ export class LegacySseSessions {
     return pathname === this.ssePath || pathname === this.messagesPath;
   }
 
-  async handle(req: IncomingMessage, res: ServerResponse, pathname: string, readJson: () => Promise<unknown>, principal: Principal | undefined): Promise<void> {
+  async handle(request: IncomingRequest, pathname: string, readJson: () => Promise<unknown>, principal: Principal | undefined): Promise<HttpReply> {
     if (pathname === this.ssePath) {
-      if (req.method !== 'GET') {
-        res.setHeader('allow', 'GET');
-        throw new HttpError(405, `Method ${req.method} not allowed on ${this.ssePath}`);
-      }
-      return this.open(req, res, principal?.subject);
+      if (request.method !== 'GET') throw new HttpError(405, `Method ${request.method} not allowed on ${this.ssePath}`, -32000, { allow: 'GET' });
+      return this.open(request, principal?.subject);
     }
-    if (req.method !== 'POST') {
-      res.setHeader('allow', 'POST');
-      throw new HttpError(405, `Method ${req.method} not allowed on ${this.messagesPath}`);
-    }
-    const sessionId = new URL(req.url ?? '/', 'http://localhost').searchParams.get('sessionId');
+    if (request.method !== 'POST') throw new HttpError(405, `Method ${request.method} not allowed on ${this.messagesPath}`, -32000, { allow: 'POST' });
+    const sessionId = queryParam(request.url, 'sessionId');
     if (!sessionId) throw new HttpError(400, 'Bad Request: the sessionId query parameter is required');
     const transport = this.sessions.get(sessionId);
     if (!transport) throw new HttpError(404, 'Session not found');
     if (!transport.admits(principal?.subject)) throw new HttpError(403, 'Forbidden: this session belongs to another principal');
     const payload = await readJson();
-    res.writeHead(202, { 'content-type': 'text/plain' }).end('Accepted');
-    transport.deliver(payload, principal);
+    // Accepted first: the answers travel on the stream, after this reply.
+    queueMicrotask(() => transport.deliver(payload, { principal, clientAddress: request.clientAddress, request }));
+    return { status: 202, headers: { 'content-type': 'text/plain' }, body: 'Accepted' };
   }
 
   async close(): Promise<void> {
     await Promise.all([...this.sessions.values()].map((t) => t.close()));
   }
 
-  private async open(req: IncomingMessage, res: ServerResponse, owner: string | undefined): Promise<void> {
-    const sessionId = randomUUID();
-    const stream = new SseStream(sessionId, undefined);
-    const transport = new LegacySseTransport(sessionId, stream, () => this.sessions.delete(sessionId), owner);
-    stream.attach(res);
-    res.on('close', () => void transport.close());
+  private async open(request: IncomingRequest, owner: string | undefined): Promise<HttpReply> {
+    const sessionId = crypto.randomUUID();
+    let transport: LegacySseTransport | undefined;
+    const stream = SseStream.forReply(sessionId, undefined, () => void transport?.close());
+    transport = new LegacySseTransport(
+      sessionId,
+      stream,
+      () => {
+        this.sessions.delete(sessionId);
+        this.onStream?.(sessionId, false);
+      },
+      owner,
+    );
     this.sessions.set(sessionId, transport);
     await this.host.connect(transport);
+    this.onStream?.(sessionId, true);
     // Relative to where the stream was opened, so the endpoint works behind a path prefix.
-    const base = (req.originalUrl ?? req.url ?? this.ssePath).split('?')[0];
+    const base = pathOf(request.originalUrl ?? request.url);
     const endpoint = `${base.slice(0, base.length - this.ssePath.length)}${this.messagesPath}?sessionId=${sessionId}`;
     stream.writeRaw('endpoint', endpoint);
-  }
-}
-
-declare module 'node:http' {
-  interface IncomingMessage {
-    /** Set by Express when the handler is mounted under a path. */
-    originalUrl?: string;
+    if (request.gone) void transport.close();
+    return { status: 200, headers: SSE_HEADERS, body: stream };
   }
 }

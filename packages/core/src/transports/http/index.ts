@@ -1,3 +1,6 @@
-export { createHttpHandler } from './StreamableHttpHandler';
-export type { HttpHandlerOptions, HttpServerHost, NodeHttpHandler } from './StreamableHttpHandler';
+export { createNodeHandler } from './node';
+export type { HttpHandlerOptions, NodeHttpHandler } from './node';
+export { createFetchHandler } from './fetch';
+export type { FetchHandler, FetchHandlerOptions } from './fetch';
+export type { HttpEndpointOptions, HttpServerHost, AloneExchange } from './StreamableHttp';
 export type { HttpSecurityOptions } from './security';

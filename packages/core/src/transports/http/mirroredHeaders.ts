@@ -1,6 +1,6 @@
-import type { IncomingMessage } from 'node:http';
 import { ErrorCode, HeaderMismatchError } from '../../errors';
 import { clip, quote } from '../../protocol';
+import type { HttpRequestInfo } from '../../protocol';
 
 /** Where a tool argument marked with `x-mcp-header` is mirrored: `Mcp-Param-<name>`. */
 export interface HeaderParam {
@@ -15,11 +15,12 @@ const NAMED: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/g
 /**
  * Streamable HTTP, 2026-07-28: the headers that mirror a request's body for intermediaries
  * must be there and match it, or the request is refused with -32020 (HTTP 400) before
- * anything runs. Header names are case-insensitive (Node lower-cases them); values are
- * compared after trimming the whitespace around them.
+ * anything runs. Header names are case-insensitive; values are compared after trimming the
+ * whitespace around them. A header sent twice reads as its values joined by ", ", which
+ * matches no body value.
  */
 export function checkMirroredHeaders(
-  req: IncomingMessage,
+  req: HttpRequestInfo,
   message: { method: string; params: Record<string, unknown> },
   bodyVersion: string,
   headerParams: readonly HeaderParam[],
@@ -75,12 +76,9 @@ export function statusOfError(code: number): number {
   return badRequest.includes(code) ? 400 : 200;
 }
 
-/** One header's value, trimmed; a header sent twice is malformed. */
-function single(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  if (value === undefined) return undefined;
-  if (Array.isArray(value)) throw new HeaderMismatchError(`Header mismatch: the ${name} header is sent more than once`);
-  return value.trim();
+/** One header's value, trimmed. */
+function single(req: HttpRequestInfo, name: string): string | undefined {
+  return req.headers.get(name)?.trim() ?? undefined;
 }
 
 const SENTINEL = /^=\?base64\?(.*)\?=$/;
@@ -92,7 +90,7 @@ function decodeHeaderValue(value: string, header: string): string {
   const encoded = SENTINEL.exec(value);
   if (!encoded) return value;
   if (!BASE64.test(encoded[1])) throw new HeaderMismatchError(`Header mismatch: the ${header} header is not valid Base64 inside =?base64?…?=`);
-  const decoded = Buffer.from(encoded[1], 'base64');
+  const decoded = Uint8Array.from(atob(encoded[1]), (char) => char.charCodeAt(0));
   const text = new TextDecoder('utf-8', { fatal: true });
   try {
     return text.decode(decoded);

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { HttpRequestInfo } from '../../protocol';
 
 export interface HttpSecurityOptions {
   /**
@@ -14,15 +14,16 @@ export interface HttpSecurityOptions {
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 
 /** Returns why the request must be refused (403), or undefined when it may proceed. */
-export function checkRequestOrigin(req: IncomingMessage, options: HttpSecurityOptions): string | undefined {
+export function checkRequestOrigin(req: HttpRequestInfo, options: HttpSecurityOptions): string | undefined {
   const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
   if (allowedHosts !== false) {
-    const host = req.headers.host;
+    // A Request built without a Host header (a test, a fetch-based host) still names its host in its URL.
+    const host = req.headers.get('host') ?? hostOfUrl(req.url);
     if (!host || !matchesHost(host, allowedHosts)) return `Host ${JSON.stringify(host ?? '')} is not allowed`;
   }
-  const origin = req.headers.origin;
+  const origin = req.headers.get('origin');
   const allowedOrigins = options.allowedOrigins;
-  if (origin !== undefined && allowedOrigins !== false) {
+  if (origin !== null && allowedOrigins !== false) {
     const ok = allowedOrigins ? allowedOrigins.includes(origin) : isLoopbackOrigin(origin);
     if (!ok) return `Origin ${JSON.stringify(origin)} is not allowed`;
   }
@@ -41,4 +42,12 @@ function isLoopbackOrigin(origin: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The host (and port) of an absolute URL; undefined for a path. */
+function hostOfUrl(url: string): string | undefined {
+  const scheme = url.indexOf('://');
+  if (scheme < 0) return undefined;
+  const end = url.slice(scheme + 3).search(/[/?#]/);
+  return end < 0 ? url.slice(scheme + 3) : url.slice(scheme + 3, scheme + 3 + end);
 }

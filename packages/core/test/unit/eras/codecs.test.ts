@@ -25,7 +25,7 @@ function server(): ServerDescription {
   };
 }
 
-function source(): EraSource {
+function source(): EraSource & { session: Session } {
   const channel = { notify: jest.fn(), request: jest.fn(), log: jest.fn() } as unknown as RequestChannel;
   const session = new Session({ request: jest.fn() }, sessionLifecycle.initialRevision);
   return { session, scope: session, channel, server: server() };

@@ -1,0 +1,164 @@
+import type { DependencyContainer } from 'tsyringe';
+import type { EraCodec, EraSource, Prepared } from '../eras';
+import { InternalError, MethodNotFoundError, withoutStack } from '../errors';
+import { clip } from '../protocol';
+import type { HttpRequestInfo, JsonRpcErrorObject, JsonRpcRequest, JsonRpcResponse, Principal, RequestId } from '../protocol';
+import { Context } from './Context';
+import type { ClientFeatures } from './Context';
+import type { Dispatcher, MethodHandler } from './Dispatcher';
+import { rememberCause } from './observers';
+
+/** What running a request needs of the server. */
+export interface RunnerHost {
+  readonly dispatcher: Dispatcher;
+  readonly container: DependencyContainer;
+  readonly clientFeatures: ClientFeatures;
+  readonly debug: boolean;
+  reportError(what: string, error: unknown): void;
+}
+
+/** A request being run, as whoever keeps track of it sees it. */
+export interface Running {
+  readonly ctx: Context;
+  readonly method: string;
+  readonly codec: EraCodec;
+  /** Set when the request was cancelled: it is not answered. */
+  cancelled: boolean;
+}
+
+/** Hears a request start and end (a connection keeps its requests in flight by id). */
+export interface Tracker {
+  started(id: RequestId, running: Running): void;
+  ended(id: RequestId, running: Running): void;
+}
+
+/** Where a request's later answer goes. */
+export type Deliver = (response: JsonRpcResponse | undefined) => void;
+
+/** An answer now, later through a Deliver, or as a promise; undefined for a request not answered. */
+export type Answer = JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined>;
+
+/**
+ * Serves one request in its era: the codec's refusal, its scope and channel, its Context, the
+ * route through the middleware, and the answer as the codec encodes it. Answers synchronously
+ * when the handler does, so fast requests skip the microtask queue. With `deliver`, an answer
+ * that comes later goes to it instead of into a returned promise.
+ */
+export function runRequest(
+  host: RunnerHost,
+  source: EraSource,
+  codec: EraCodec,
+  request: JsonRpcRequest,
+  params: Record<string, unknown>,
+  principal: Principal | undefined,
+  httpRequest: HttpRequestInfo | undefined,
+  tracker: Tracker,
+  deliver: Deliver | undefined,
+): Answer {
+  const { id, method } = request;
+  const route = host.dispatcher.routeOf(method);
+  const refused = codec.refusal(source, method, params, route);
+  if (refused !== undefined) return errorResponse(id, refused.toJSON());
+  if (!route) return errorResponse(id, new MethodNotFoundError(`Method not found: ${clip(method)}`).toJSON());
+  let prepared: Prepared;
+  try {
+    prepared = codec.prepare(source, method, params, id, principal);
+  } catch (error) {
+    return failed(host, id, error, method, codec);
+  }
+  const ctx = new Context({
+    requestId: id,
+    method,
+    scope: prepared.scope,
+    container: host.container,
+    channel: prepared.channel,
+    client: host.clientFeatures,
+    progressToken: progressTokenOf(params),
+    params,
+    principal,
+    codec,
+    httpRequest,
+  });
+  const running: Running = { ctx, method, codec, cancelled: false };
+  tracker.started(id, running);
+  let result: ReturnType<MethodHandler>;
+  try {
+    result = host.dispatcher.dispatch(route.handler, method, params, ctx);
+  } catch (error) {
+    return settle(host, source, tracker, running, id, undefined, error);
+  }
+  if (!(result instanceof Promise)) return settle(host, source, tracker, running, id, result, undefined);
+  // The era may end the request first (2026-07-28: the first unanswered question to the client).
+  const answer = prepared.interrupt === undefined ? result : Promise.race([result, prepared.interrupt]);
+  if (deliver) {
+    answer.then(
+      (value) => settleAndDeliver(host, source, tracker, running, id, value as Record<string, unknown>, undefined, deliver),
+      (error: unknown) => settleAndDeliver(host, source, tracker, running, id, undefined, error ?? new Error('rejected'), deliver),
+    );
+    return undefined;
+  }
+  return answer.then(
+    (value) => settle(host, source, tracker, running, id, value as Record<string, unknown>, undefined),
+    (error: unknown) => settle(host, source, tracker, running, id, undefined, error ?? new Error('rejected')),
+  );
+}
+
+function settleAndDeliver(
+  host: RunnerHost,
+  source: EraSource,
+  tracker: Tracker,
+  running: Running,
+  id: RequestId,
+  result: Record<string, unknown> | undefined,
+  error: unknown,
+  deliver: Deliver,
+): void {
+  try {
+    deliver(settle(host, source, tracker, running, id, result, error));
+  } catch (failure) {
+    host.reportError('request failed', failure);
+  }
+}
+
+function settle(
+  host: RunnerHost,
+  source: EraSource,
+  tracker: Tracker,
+  running: Running,
+  id: RequestId,
+  result: Record<string, unknown> | undefined,
+  error: unknown,
+): JsonRpcResponse | undefined {
+  const { ctx, method, codec } = running;
+  ctx.finish();
+  tracker.ended(id, running);
+  if (running.cancelled) return undefined;
+  if (error !== undefined) return failed(host, id, error, method, codec);
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) {
+    // A route or middleware that returned no result object (a forgotten `return`).
+    return failed(host, id, new Error(`"${method}" produced ${Array.isArray(result) ? 'an array' : String(result)} instead of a result object`), method, codec);
+  }
+  if (result.resultType === 'input_required') {
+    // Questions still waiting in the handler are dropped with it.
+    ctx.cancel(withoutStack(() => new Error('Answered with input_required')));
+  }
+  return { jsonrpc: '2.0', id, result: codec.complete(source, method, result, ctx.resultHints) };
+}
+
+/** The error answer of a request, as its era sends what was thrown; an unexpected failure is reported and hidden. */
+export function failed(host: Pick<RunnerHost, 'debug' | 'reportError'>, id: RequestId, thrown: unknown, method: string, codec: EraCodec): JsonRpcResponse {
+  const error = codec.error(thrown);
+  if (error !== undefined) return rememberCause(errorResponse(id, error.toJSON()), thrown);
+  host.reportError(`"${method}" failed`, thrown);
+  const message = host.debug && thrown instanceof Error ? `Internal error: ${thrown.message}` : 'Internal error';
+  return rememberCause(errorResponse(id, new InternalError(message).toJSON()), thrown);
+}
+
+export function errorResponse(id: RequestId | null, error: JsonRpcErrorObject): JsonRpcResponse {
+  return id === null ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error };
+}
+
+function progressTokenOf(params: Record<string, unknown>): string | number | undefined {
+  const token = (params._meta as Record<string, unknown> | undefined)?.progressToken;
+  return typeof token === 'string' || typeof token === 'number' ? token : undefined;
+}

@@ -1,0 +1,55 @@
+/** An error answered with an HTTP status (and a JSON-RPC error body of `rpcCode`). */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly rpcCode = -32000,
+    /** Headers of the answer, e.g. `allow` of a 405. */
+    readonly headers?: Readonly<Record<string, string>>,
+  ) {
+    super(message);
+  }
+}
+
+/** Where the text of an event stream goes: the Node response being written, or the body a fetch `Response` streams. */
+export interface SseSink {
+  write(chunk: string): void;
+  end(): void;
+}
+
+/**
+ * A body of server-sent events. The adapter opens it with a sink once the head is sent and
+ * closes it when the client goes away; what was written before it opened waits for it.
+ */
+export interface EventBody {
+  open(sink: SseSink): void;
+  /** The client reading `sink` (or, without one, the reply never opened) went away: nothing more is written to it. */
+  close(sink?: SseSink): void;
+}
+
+/** What the HTTP core answers: a status, headers, and a JSON text, an event stream, or nothing. */
+export interface HttpReply {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string | EventBody;
+}
+
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+};
+
+export function jsonReply(status: number, body: unknown, headers?: Readonly<Record<string, string>>): HttpReply {
+  return { status, headers: headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
+}
+
+const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
+
+/** The answer to a failure before any request was served: its status, and a JSON-RPC error without an id. */
+export function errorReply(error: unknown): HttpReply {
+  const status = error instanceof HttpError ? error.status : 500;
+  const code = error instanceof HttpError ? error.rpcCode : -32603;
+  const message = error instanceof HttpError ? error.message : 'Internal error';
+  return jsonReply(status, { jsonrpc: '2.0', error: { code, message } }, error instanceof HttpError ? error.headers : undefined);
+}
