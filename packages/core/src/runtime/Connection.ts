@@ -75,10 +75,11 @@ function encodes(message: JsonRpcMessage): boolean {
 export class Connection implements RequestChannel, EraSource, Tracker {
   readonly session: Session;
   readonly server: ServerDescription;
-  private readonly pending: PendingRequests;
-  private readonly logLimiter: RateLimiter;
+  /** Requests sent to the client, made at the first one (a stateless POST's connection sends none). */
+  private pendingRequests: PendingRequests | undefined;
+  private logLimiter: RateLimiter | undefined;
   /** Diagnostics the client can cause (responses to unknown ids) are rate-limited: clients must not control log volume. */
-  private readonly diagnosticLimiter = new RateLimiter(5, 20);
+  private diagnosticLimiter: RateLimiter | undefined;
   private suppressedDiagnostics = 0;
   private readonly inFlight = new Map<RequestId, Running>();
   /** Handlers still running, cancelled or not: what maxRequestsInFlight bounds. */
@@ -93,10 +94,8 @@ export class Connection implements RequestChannel, EraSource, Tracker {
     /** The caller of every request, for transports that carry no credentials (stdio, in-memory). */
     private readonly localPrincipal?: Principal,
   ) {
-    this.pending = new PendingRequests(host.requestIdPrefix);
     this.server = host.server;
     this.session = new Session({ request: (method, params) => this.request(method, params) }, sessionLifecycle.initialRevision, transport.sessionId);
-    this.logLimiter = new RateLimiter(host.logRateLimit, host.logRateLimit * 2);
     transport.onmessage = (message, info) => this.receive(message, info);
     transport.onclose = () => this.onTransportClosed();
     transport.onerror = (error) => host.reportError('transport error', error);
@@ -164,7 +163,7 @@ export class Connection implements RequestChannel, EraSource, Tracker {
     options: OutgoingRequestOptions & { relatedRequestId?: RequestId } = {},
   ): Promise<Record<string, unknown>> {
     if (this.closed) return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
-    const { id, result } = this.pending.start(
+    const { id, result } = (this.pendingRequests ??= new PendingRequests(this.host.requestIdPrefix)).start(
       method,
       { timeoutMs: options.timeoutMs ?? this.host.requestTimeoutMs, signal: options.signal },
       (abandonedId, reason) => this.notify('notifications/cancelled', { requestId: abandonedId, reason }),
@@ -181,7 +180,8 @@ export class Connection implements RequestChannel, EraSource, Tracker {
 
   /** Sends a log message if the scope's level lets it through and the session's budget allows. */
   log(scope: RequestScope, level: LoggingLevel, data: unknown, logger: string | undefined, relatedRequestId?: RequestId, meta?: Record<string, unknown>): void {
-    if (!passes(level, scope.logLevel ?? this.host.defaultLogLevel) || !this.logLimiter.take()) return;
+    if (!passes(level, scope.logLevel ?? this.host.defaultLogLevel)) return;
+    if (!(this.logLimiter ??= new RateLimiter(this.host.logRateLimit, this.host.logRateLimit * 2)).take()) return;
     const params: Record<string, unknown> = logger === undefined ? { level, data } : { level, logger, data };
     if (meta) params._meta = meta;
     this.notify('notifications/message', params, relatedRequestId);
@@ -271,7 +271,7 @@ export class Connection implements RequestChannel, EraSource, Tracker {
         return undefined;
       case 'result':
       case 'error':
-        if (!this.pending.complete(classified.message)) {
+        if (!this.pendingRequests?.complete(classified.message)) {
           this.reportThrottled('response to an unknown request', `id ${quote(classified.message.id)}`);
         }
         return undefined;
@@ -377,7 +377,7 @@ export class Connection implements RequestChannel, EraSource, Tracker {
   }
 
   private reportThrottled(what: string, detail: string): void {
-    if (!this.diagnosticLimiter.take()) {
+    if (!(this.diagnosticLimiter ??= new RateLimiter(5, 20)).take()) {
       this.suppressedDiagnostics++;
       return;
     }
@@ -397,7 +397,7 @@ export class Connection implements RequestChannel, EraSource, Tracker {
     this.closed = true;
     this.session.state = 'closed';
     this.cancelInFlight();
-    this.pending.rejectAll();
+    this.pendingRequests?.rejectAll();
     this.host.onConnectionClosed(this);
     if (this.lasting && this.host.observers.active) this.host.observers.connectionClosed(this.observed);
   }

@@ -14,8 +14,7 @@ export interface SessionChannel {
  * RequestScope: the handshake era serves every request of the session with it).
  */
 export class Session {
-  /** The transport's session id where it has one (`Mcp-Session-Id` over HTTP), else a random one. */
-  readonly id: string;
+  private givenId: string | undefined;
   state: SessionState = 'awaiting-initialize';
   clientCapabilities: ClientCapabilities = {};
   clientInfo: Implementation | undefined;
@@ -37,7 +36,12 @@ export class Session {
     public revision: Revision,
     id?: string,
   ) {
-    this.id = id ?? crypto.randomUUID();
+    this.givenId = id;
+  }
+
+  /** The transport's session id where it has one (`Mcp-Session-Id` over HTTP), else a random one, made when first read. */
+  get id(): string {
+    return (this.givenId ??= crypto.randomUUID());
   }
 
   /** The negotiated protocol version. */

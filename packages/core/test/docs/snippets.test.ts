@@ -9,6 +9,7 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as ts from 'typescript';
+import { looseFileOptions } from '../../../../test-support/looseFiles';
 
 const repoRoot = path.resolve(__dirname, '../../../..');
 const guidesDir = path.join(repoRoot, 'docs', 'guides');
@@ -43,26 +44,6 @@ function extractSnippets(): Omit<Snippet, 'file'>[] {
     }
   }
   return found;
-}
-
-/** The options of tsconfig.base.json, for a type-check of loose files that import @typemcp/*. */
-function compilerOptions(): ts.CompilerOptions {
-  const configPath = path.join(repoRoot, 'tsconfig.base.json');
-  const { config, error } = ts.readConfigFile(configPath, (file) => ts.sys.readFile(file));
-  if (error) throw new Error(ts.flattenDiagnosticMessageText(error.messageText, '\n'));
-  // The base config has no inputs of its own ("No inputs were found"); only its options matter.
-  const { options } = ts.parseJsonConfigFileContent(config, ts.sys, repoRoot, undefined, configPath);
-  return {
-    ...options,
-    noEmit: true,
-    composite: false,
-    declaration: false,
-    sourceMap: false,
-    incremental: false,
-    types: ['node'],
-    // Absolute targets, so no baseUrl is needed (TypeScript 6 deprecates it).
-    paths: { '@typemcp/*': [path.join(repoRoot, 'packages', '*', 'src')] },
-  };
 }
 
 interface RunResult {
@@ -195,7 +176,7 @@ describe('runnable snippets in docs/guides', () => {
   it('type-checks every snippet', () => {
     const program = ts.createProgram(
       snippets.map((s) => s.file),
-      compilerOptions(),
+      looseFileOptions(),
     );
     const byFile = new Map(snippets.map((s) => [path.resolve(s.file), s]));
     const reported: string[] = [];

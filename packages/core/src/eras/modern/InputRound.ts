@@ -31,20 +31,12 @@ const KEY_PREFIX: Record<string, string> = {
  * top on the retry, so it must be safe to re-run up to its questions.
  */
 export class InputRound implements RequestChannel {
-  /**
-   * Resolves once the request must be answered with `input_required`, never otherwise; rejects
-   * when that answer cannot be made (answers that cannot be encoded into a state).
-   */
-  readonly needed: Promise<InputRequiredResult>;
-  private announce!: (result: InputRequiredResult) => void;
-  private fail!: (error: unknown) => void;
-  private readonly answers: Record<string, unknown>;
-  /** Answers this run used: carried to the next round in its state. */
-  private readonly used: Record<string, unknown> = {};
-  private readonly questions: InputRequiredResult['inputRequests'] = {};
-  private readonly keys = new Set<string>();
-  private readonly counters = new Map<string, number>();
-  private readonly abandon: Array<(error: Error) => void> = [];
+  private neededPromise: Promise<InputRequiredResult> | undefined;
+  private announce: ((result: InputRequiredResult) => void) | undefined;
+  private fail: ((error: unknown) => void) | undefined;
+  private readonly answers: Readonly<Record<string, unknown>>;
+  /** What one run asked and used; made at the first question (most requests ask none). */
+  private asked: Asked | undefined;
   private ended = false;
 
   constructor(
@@ -53,22 +45,35 @@ export class InputRound implements RequestChannel {
     private readonly binding: RequestBinding,
     params: Record<string, unknown>,
   ) {
-    this.needed = new Promise((resolve, reject) => {
-      this.announce = resolve;
-      this.fail = reject;
-    });
-    // Nobody may be racing it (a handler that returned synchronously): not an unhandled rejection.
-    this.needed.catch(() => undefined);
     const responses = params.inputResponses;
     if (responses !== undefined && !isPlainObject(responses)) {
       throw new InvalidParamsError('"inputResponses" must be an object of the client\'s results, keyed as the server asked');
     }
-    for (const [inputKey, answer] of Object.entries(responses ?? {})) {
-      if (!isPlainObject(answer)) throw new InvalidParamsError(`inputResponses[${quote(inputKey)}] must be a result object`);
+    for (const inputKey in responses) {
+      if (Object.hasOwn(responses, inputKey) && !isPlainObject(responses[inputKey])) {
+        throw new InvalidParamsError(`inputResponses[${quote(inputKey)}] must be a result object`);
+      }
     }
-    const carried = params.requestState === undefined ? {} : openRequestState(key, params.requestState, binding);
+    const carried = params.requestState === undefined ? undefined : openRequestState(key, params.requestState, binding);
     // Earlier rounds' answers are signed; a retry cannot replace them.
-    this.answers = { ...(responses as Record<string, unknown> | undefined), ...carried };
+    this.answers = responses === undefined && carried === undefined ? NO_ANSWERS : { ...(responses as Record<string, unknown> | undefined), ...carried };
+  }
+
+  /**
+   * Resolves once the request must be answered with `input_required`, never otherwise; rejects
+   * when that answer cannot be made (answers that cannot be encoded into a state). Made when
+   * first asked for: a handler that answers at once needs none.
+   */
+  get needed(): Promise<InputRequiredResult> {
+    if (!this.neededPromise) {
+      this.neededPromise = new Promise((resolve, reject) => {
+        this.announce = resolve;
+        this.fail = reject;
+      });
+      // Nobody may be racing it (a handler that returned synchronously): not an unhandled rejection.
+      this.neededPromise.catch(() => undefined);
+    }
+    return this.neededPromise;
   }
 
   notify(method: string, params: Record<string, unknown>, relatedRequestId: RequestId): void {
@@ -85,52 +90,70 @@ export class InputRound implements RequestChannel {
     params: Record<string, unknown> | undefined,
     options: OutgoingRequestOptions & { relatedRequestId?: RequestId; inputKey?: string },
   ): Promise<Record<string, unknown>> {
+    const asked: Asked = this.asked ?? (this.asked = { used: {}, questions: {}, keys: new Set(), counters: new Map(), abandon: [] });
     const inputKey = options.inputKey ?? this.nextKey(method);
-    if (this.keys.has(inputKey)) {
+    if (asked.keys.has(inputKey)) {
       return Promise.reject(new DefinitionError('INVALID_OPTION', `The input key "${inputKey}" names two questions to the client in one "${this.binding.method}" request; give each its own key`));
     }
-    this.keys.add(inputKey);
+    asked.keys.add(inputKey);
     if (Object.hasOwn(this.answers, inputKey)) {
-      this.used[inputKey] = this.answers[inputKey];
+      asked.used[inputKey] = this.answers[inputKey];
       return Promise.resolve(this.answers[inputKey] as Record<string, unknown>);
     }
     if (!INPUT_REQUIRED_METHODS.has(this.binding.method)) {
       return Promise.reject(new InternalError(`"${this.binding.method}" cannot ask the client (${method}): only tools/call, prompts/get and resources/read may`));
     }
     if (this.ended) return Promise.reject(endedError());
-    if (Object.keys(this.questions).length === 0) setImmediate(() => this.endRound());
-    this.questions[inputKey] = params === undefined ? { method } : { method, params };
-    const pending = new Promise<Record<string, unknown>>((_resolve, reject) => this.abandon.push(reject));
+    if (Object.keys(asked.questions).length === 0) {
+      void this.needed; // made now: the round's end announces on it
+      setImmediate(() => this.endRound());
+    }
+    asked.questions[inputKey] = params === undefined ? { method } : { method, params };
+    const pending = new Promise<Record<string, unknown>>((_resolve, reject) => asked.abandon.push(reject));
     // A question the handler did not await must not become an unhandled rejection once dropped.
     pending.catch(() => undefined);
     return pending;
   }
 
   private nextKey(method: string): string {
+    const { counters, keys } = this.asked!;
     const prefix = KEY_PREFIX[method] ?? method.replace(/\W+/g, '-');
-    let count = this.counters.get(prefix) ?? 0;
+    let count = counters.get(prefix) ?? 0;
     let key: string;
     do key = `${prefix}-${++count}`;
-    while (this.keys.has(key));
-    this.counters.set(prefix, count);
+    while (keys.has(key));
+    counters.set(prefix, count);
     return key;
   }
 
   private endRound(): void {
     this.ended = true;
+    const asked = this.asked!;
     try {
-      this.announce({
+      this.announce!({
         resultType: 'input_required',
-        inputRequests: this.questions,
-        requestState: sealRequestState(this.key, this.binding, this.used),
+        inputRequests: asked.questions,
+        requestState: sealRequestState(this.key, this.binding, asked.used),
       });
     } catch (error) {
-      this.fail(error);
+      this.fail!(error);
     }
     const error = endedError();
-    for (const reject of this.abandon.splice(0)) reject(error);
+    for (const reject of asked.abandon.splice(0)) reject(error);
   }
 }
+
+/** The questions of one run, and the answers it used. */
+interface Asked {
+  /** Answers this run used: carried to the next round in its state. */
+  used: Record<string, unknown>;
+  questions: InputRequiredResult['inputRequests'];
+  keys: Set<string>;
+  counters: Map<string, number>;
+  abandon: Array<(error: Error) => void>;
+}
+
+const NO_ANSWERS: Readonly<Record<string, unknown>> = Object.freeze({});
 
 function endedError(): RequestEndedError {
   return withoutStack(() => new RequestEndedError('The request was answered with input_required; it runs again when the client retries with the answers'));

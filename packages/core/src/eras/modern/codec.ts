@@ -4,9 +4,10 @@ import { clip, echo, isModernVersion, isPlainObject, PROTOCOL_VERSION_META, quot
 import type { Revision } from '../../protocol';
 import { LOGGING_LEVELS } from '../../session';
 import type { ClientCapabilities, Implementation, LoggingLevel, RequestScope } from '../../session';
-import type { EraCodec } from '../EraCodec';
+import type { EraCodec, Prepared } from '../EraCodec';
 import { InputRound } from './InputRound';
 import { paramsDigest } from './requestState';
+import type { RequestBinding } from './requestState';
 import { modernTasks } from './tasks';
 
 const CLIENT_CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
@@ -37,6 +38,33 @@ class MetaScope implements RequestScope {
 
   get logLevel(): LoggingLevel | undefined {
     return this.meta[LOG_LEVEL_META] as LoggingLevel | undefined;
+  }
+}
+
+/** What a request's `requestState` is bound to; the digest costs a hash of the params, paid only by a request that carries or issues a state. */
+class Binding implements RequestBinding {
+  private hashed: string | undefined;
+
+  constructor(
+    readonly method: string,
+    private readonly params: Record<string, unknown>,
+    readonly principal: string | undefined,
+  ) {}
+
+  get digest(): string {
+    return (this.hashed ??= paramsDigest(this.params));
+  }
+}
+
+/** A 2026-07-28 request's scope and channel; what may end it early is made only when the handler does not answer at once. */
+class ModernRequest implements Prepared {
+  constructor(
+    readonly scope: MetaScope,
+    readonly channel: InputRound,
+  ) {}
+
+  get interrupt(): Promise<object> {
+    return this.channel.needed;
   }
 }
 
@@ -80,17 +108,8 @@ export const modernCodec: EraCodec = {
     return typeof version === 'string' ? version : undefined;
   },
   prepare(source, method, params, _id, principal) {
-    let digest: string | undefined;
-    // The digest costs a hash of the params: only a request that carries or issues a state pays it.
-    const binding = {
-      method,
-      get digest() {
-        return (digest ??= paramsDigest(params));
-      },
-      principal: principal?.subject,
-    };
-    const round = new InputRound(source.channel, source.server.modern.requestStateKey, binding, params);
-    return { scope: new MetaScope(params._meta as Record<string, unknown>), channel: round, interrupt: round.needed };
+    const binding = new Binding(method, params, principal?.subject);
+    return new ModernRequest(new MetaScope(params._meta as Record<string, unknown>), new InputRound(source.channel, source.server.modern.requestStateKey, binding, params));
   },
   complete(source, method, result, hints) {
     const own = result._meta as Record<string, unknown> | undefined;

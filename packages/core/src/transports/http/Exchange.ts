@@ -25,6 +25,8 @@ export interface ExchangeOptions {
   readonly onStream?: (streamId: string, opened: boolean) => void;
   /** The client went away before the exchange finished. */
   readonly onGone?: () => void;
+  /** The exchange finished or was cut off (before `done` resolves). */
+  readonly onEnded?: (exchange: Exchange) => void;
 }
 
 /**
@@ -35,9 +37,9 @@ export interface ExchangeOptions {
  */
 export class Exchange {
   readonly reply: Promise<HttpReply>;
-  readonly done: Promise<void>;
   private resolveReply!: (reply: HttpReply) => void;
-  private resolveDone!: () => void;
+  private donePromise: Promise<void> | undefined;
+  private resolveDone: (() => void) | undefined;
   private readonly waiting: Set<RequestId>;
   private readonly answers: JsonRpcMessage[] = [];
   private stream: SseStream | undefined;
@@ -51,7 +53,14 @@ export class Exchange {
   ) {
     this.waiting = new Set(requestIds);
     this.reply = new Promise((resolve) => (this.resolveReply = resolve));
-    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+  }
+
+  /** Resolves once the last response was written or the exchange was cut off; made when first asked for. */
+  get done(): Promise<void> {
+    if (!this.donePromise) {
+      this.donePromise = this.finished ? Promise.resolve() : new Promise((resolve) => (this.resolveDone = resolve));
+    }
+    return this.donePromise;
   }
 
   get streamId(): string | undefined {
@@ -157,6 +166,7 @@ export class Exchange {
 
   private ended(): void {
     if (this.stream) this.options.onStream?.(this.stream.id, false);
-    this.resolveDone();
+    this.options.onEnded?.(this);
+    this.resolveDone?.();
   }
 }

@@ -41,10 +41,22 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
 };
 
 export function jsonReply(status: number, body: unknown, headers?: Readonly<Record<string, string>>): HttpReply {
-  return { status, headers: headers === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
+  return { status, headers: headers === undefined ? JSON_HEADERS : withJsonType(headers), body: JSON.stringify(body) };
 }
 
-const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
+const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
+
+/** No headers of a reply's own: a constant, so the JSON headers need not be made again. */
+export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+/** Headers with the JSON content type: made once for each of the core's constant header sets, per reply for the others. */
+const jsonHeaders = new WeakMap<object, Readonly<Record<string, string>>>([[NO_HEADERS, JSON_HEADERS]]);
+function withJsonType(headers: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  if (!Object.isFrozen(headers)) return { ...JSON_HEADERS, ...headers };
+  let merged = jsonHeaders.get(headers);
+  if (!merged) jsonHeaders.set(headers, (merged = Object.freeze({ ...JSON_HEADERS, ...headers })));
+  return merged;
+}
 
 /** The answer to a failure before any request was served: its status, and a JSON-RPC error without an id. */
 export function errorReply(error: unknown): HttpReply {

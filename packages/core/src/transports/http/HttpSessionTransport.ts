@@ -18,6 +18,8 @@ export interface SessionTransportOptions {
   owner?: string;
   /** Told when one of the session's streams opens or ends (observers). */
   onStream?: (streamId: string, kind: 'request' | 'session', opened: boolean) => void;
+  /** The transport of one POST (stateless): it closes once that POST's answer is complete. */
+  oneShot?: boolean;
 }
 
 /**
@@ -93,12 +95,9 @@ export class HttpSessionTransport implements Transport {
       answerStatus: this.options.answerStatus,
       refusal: this.options.refusal,
       onStream: onStream && ((streamId, opened) => onStream(streamId, 'request', opened)),
+      onEnded: this.exchangeEnded,
     });
     this.exchanges.add(exchange);
-    void exchange.done.then(() => {
-      this.exchanges.delete(exchange);
-      this.lastActivity = Date.now();
-    });
     this.delivering = exchange;
     try {
       this.onmessage?.(body, info);
@@ -107,6 +106,12 @@ export class HttpSessionTransport implements Transport {
     }
     return exchange;
   }
+
+  private readonly exchangeEnded = (exchange: Exchange): void => {
+    this.exchanges.delete(exchange);
+    this.lastActivity = Date.now();
+    if (this.options.oneShot) void this.close();
+  };
 
   /** Stream ids start with the session id, so a session replays only its own streams. */
   private get streamPrefix(): string {

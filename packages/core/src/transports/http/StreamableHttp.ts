@@ -8,7 +8,7 @@ import type { EventStore, SessionRecord } from '../../cluster';
 import type { Session } from '../../session';
 import { Exchange } from './Exchange';
 import type { RefusalHead } from './Exchange';
-import { errorReply, HttpError, jsonReply } from './HttpReply';
+import { errorReply, HttpError, jsonReply, NO_HEADERS } from './HttpReply';
 import type { HttpReply } from './HttpReply';
 import { pathOf } from './HttpRequest';
 import type { IncomingRequest } from './HttpRequest';
@@ -302,11 +302,11 @@ export class StreamableHttp {
       if (payload !== undefined) transport.deliver(payload, info);
       // What the notifications changed (initialized) is saved before the client may go on elsewhere.
       if (this.shared) await transport.settled();
-      return { status: 202, headers: {} };
+      return ACCEPTED;
     }
     const busy = requestIds.find((id) => transport.inProgress(id));
     if (busy !== undefined) throw new HttpError(409, `Invalid Request: request id ${quote(busy)} is already in use by a request in progress`, -32600);
-    return this.answer(transport.deliverRequests(payload, requestIds, {}, info));
+    return this.answer(transport.deliverRequests(payload, requestIds, NO_HEADERS, info));
   }
 
   /** `initialize`: a new session, kept only when the handshake succeeds. */
@@ -330,21 +330,16 @@ export class StreamableHttp {
 
   /** A stateless server: every POST on a connection of its own that lives as long as its answer. */
   private async postStateless(request: IncomingRequest, payload: unknown, requestIds: RequestId[], initialize: boolean, info: MessageInfo): Promise<HttpReply> {
-    const transport = new HttpSessionTransport(undefined, undefined, undefined, { refusal: this.refusal });
+    const transport = new HttpSessionTransport(undefined, undefined, undefined, { refusal: this.refusal, oneShot: true });
     await this.host.connect(transport, initialize ? {} : { assumeProtocolVersion: versionOf(request) });
-    if (requestIds.length === 0) {
-      transport.deliver(payload, info);
+    if (requestIds.length === 0 || request.gone) {
+      if (requestIds.length === 0) transport.deliver(payload, info);
       void transport.close();
-      return { status: 202, headers: {} };
-    }
-    if (request.gone) {
-      void transport.close();
-      return { status: 202, headers: {} };
+      return ACCEPTED;
     }
     request.onGone(() => void transport.close());
-    const exchange = transport.deliverRequests(payload, requestIds, {}, info);
-    void exchange.done.then(() => transport.close());
-    return this.answer(exchange);
+    // The transport closes itself once the answer is complete.
+    return this.answer(transport.deliverRequests(payload, requestIds, NO_HEADERS, info));
   }
 
   /**
@@ -365,8 +360,7 @@ export class StreamableHttp {
       return jsonReply(statusOfError(error.code), id === undefined ? { jsonrpc: '2.0', error: error.toJSON() } : { jsonrpc: '2.0', id, error: error.toJSON() });
     }
     // 2026-07-28 defines no client notifications over HTTP (closing a stream cancels).
-    if (id === undefined) return { status: 202, headers: {} };
-    if (request.gone) return { status: 202, headers: {} };
+    if (id === undefined || request.gone) return ACCEPTED;
     let cancel: ((reason: Error) => void) | undefined;
     const exchange = new Exchange([id], false, {
       headers: NO_BUFFERING,
@@ -430,7 +424,7 @@ export class StreamableHttp {
     if (this.shared) await this.shared.end(transport.sessionId!);
     this.sessions.delete(transport.sessionId!);
     await transport.close();
-    return { status: 200, headers: {} };
+    return { status: 200, headers: NO_HEADERS };
   }
 
   // Sessions
@@ -507,7 +501,8 @@ export class StreamableHttp {
   }
 }
 
-const NO_BUFFERING: Readonly<Record<string, string>> = { 'x-accel-buffering': 'no' };
+const NO_BUFFERING: Readonly<Record<string, string>> = Object.freeze({ 'x-accel-buffering': 'no' });
+const ACCEPTED: HttpReply = Object.freeze({ status: 202, headers: NO_HEADERS });
 
 /** What is left of a POST body once some messages went elsewhere: undefined when none is left. */
 function keepShape(payload: unknown, kept: JsonRpcMessage[]): unknown {

@@ -30,7 +30,17 @@ export function checkRequestOrigin(req: HttpRequestInfo, options: HttpSecurityOp
   return undefined;
 }
 
+/** The last host checked against a list, and the answer: clients send the same Host again and again. */
+let lastChecked: { host: string; allowed: string[]; matches: boolean } | undefined;
+
 function matchesHost(host: string, allowed: string[]): boolean {
+  if (lastChecked !== undefined && lastChecked.host === host && lastChecked.allowed === allowed) return lastChecked.matches;
+  const matches = hostIn(host, allowed);
+  lastChecked = { host, allowed, matches };
+  return matches;
+}
+
+function hostIn(host: string, allowed: string[]): boolean {
   const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
   return allowed.some((entry) => entry === host || entry === name);
 }
