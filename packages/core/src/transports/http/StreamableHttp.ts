@@ -113,6 +113,8 @@ export class StreamableHttp {
   private readonly keepAliveMs: number;
   private readonly maxSessions: number;
   private readonly legacy: LegacySseSessions | undefined;
+  /** The Host and Origin lists, as given when the handler was made. */
+  private readonly security: HttpSecurityOptions;
   private readonly shared: SharedSessions | undefined;
   private sharedReady: boolean;
   private sweeper: ReturnType<typeof setInterval> | undefined;
@@ -126,6 +128,10 @@ export class StreamableHttp {
   ) {
     this.cluster = options.stateless ? undefined : host.cluster;
     this.eventStore = options.eventStore === false ? undefined : (options.eventStore ?? this.cluster?.options.events ?? new InMemoryEventStore());
+    this.security = {
+      allowedHosts: Array.isArray(options.allowedHosts) ? [...options.allowedHosts] : options.allowedHosts,
+      allowedOrigins: Array.isArray(options.allowedOrigins) ? [...options.allowedOrigins] : options.allowedOrigins,
+    };
     this.maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
     this.bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
     this.idleMs = options.sessionIdleTimeoutMs ?? 30 * 60_000;
@@ -167,7 +173,7 @@ export class StreamableHttp {
       const pathname = pathOf(request.url);
       const document = request.method === 'GET' ? this.host.authentication?.documents?.get(pathname) : undefined;
       if (document) return documentReply(document);
-      const refused = checkRequestOrigin(request, this.options);
+      const refused = checkRequestOrigin(request, this.security);
       if (refused) throw new HttpError(403, `Forbidden: ${refused}`);
       const legacy = this.legacy?.owns(pathname) ? this.legacy : undefined;
       if (!legacy && this.options.path !== undefined && pathname !== this.options.path) throw new HttpError(404, `Not found: ${pathname}`);
