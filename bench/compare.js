@@ -17,7 +17,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { median } = require('./lib/stats');
+const { format, median } = require('./lib/stats');
 const { machine } = require('./lib/proc');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -47,14 +47,6 @@ function runOnce(side, pair) {
 }
 
 const ratioText = (x) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : '–');
-function format(x) {
-  if (x === undefined || !Number.isFinite(x)) return '–';
-  const abs = Math.abs(x);
-  if (abs >= 1000) return Math.round(x).toLocaleString('en-US');
-  if (abs >= 100) return x.toFixed(0);
-  if (abs >= 10) return x.toFixed(1);
-  return x.toFixed(2);
-}
 
 function main() {
   const started = Date.now();

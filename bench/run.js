@@ -45,7 +45,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { performance } = require('node:perf_hooks');
-const { median, percentile } = require('./lib/stats');
+const { format, median, percentile } = require('./lib/stats');
 const { cpuMs, rssKiB, machine } = require('./lib/proc');
 const { MACHINE_SETTINGS, startServer, stopServer, stopAll, listeningPort } = require('./lib/server');
 const { StdioClient, callLine, isSuccess, isToolError } = require('./lib/stdio');
@@ -530,14 +530,6 @@ function summarize(rounds) {
   });
 }
 
-function format(x) {
-  if (x === undefined || !Number.isFinite(x)) return '–';
-  const abs = Math.abs(x);
-  if (abs >= 1000) return Math.round(x).toLocaleString('en-US');
-  if (abs >= 100) return x.toFixed(0);
-  if (abs >= 10) return x.toFixed(1);
-  return x.toFixed(2);
-}
 
 function tableRows(summary) {
   return summary.map((s) => [

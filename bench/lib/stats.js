@@ -16,4 +16,14 @@ function percentile(values, p) {
   return xs[rank];
 }
 
-module.exports = { median, percentile };
+/** A figure as the tables show it: thousands grouped, fewer decimals the larger it is; – for none. */
+function format(x) {
+  if (x === undefined || !Number.isFinite(x)) return '–';
+  const abs = Math.abs(x);
+  if (abs >= 1000) return Math.round(x).toLocaleString('en-US');
+  if (abs >= 100) return x.toFixed(0);
+  if (abs >= 10) return x.toFixed(1);
+  return x.toFixed(2);
+}
+
+module.exports = { median, percentile, format };

@@ -26,6 +26,14 @@ export interface Running {
   cancelled: boolean;
 }
 
+/** A request being run, with what settling it needs. */
+interface Run extends Running {
+  readonly host: RunnerHost;
+  readonly source: EraSource;
+  readonly tracker: Tracker;
+  readonly id: RequestId;
+}
+
 /** Hears a request start and end (a connection keeps its requests in flight by id). */
 export interface Tracker {
   started(id: RequestId, running: Running): void;
@@ -79,60 +87,43 @@ export function runRequest(
     codec,
     httpRequest,
   });
-  const running: Running = { ctx, method, codec, cancelled: false };
-  tracker.started(id, running);
+  const run: Run = { ctx, method, codec, cancelled: false, host, source, tracker, id };
+  tracker.started(id, run);
   let result: ReturnType<MethodHandler>;
   try {
     result = host.dispatcher.dispatch(route.handler, method, params, ctx);
   } catch (error) {
-    return settle(host, source, tracker, running, id, undefined, error);
+    return settle(run, undefined, error);
   }
-  if (!(result instanceof Promise)) return settle(host, source, tracker, running, id, result, undefined);
+  if (!(result instanceof Promise)) return settle(run, result, undefined);
   // The era may end the request first (2026-07-28: the first unanswered question to the client).
   const answer = prepared.interrupt === undefined ? result : Promise.race([result, prepared.interrupt]);
   if (deliver) {
     answer.then(
-      (value) => settleAndDeliver(host, source, tracker, running, id, value as Record<string, unknown>, undefined, deliver),
-      (error: unknown) => settleAndDeliver(host, source, tracker, running, id, undefined, error ?? new Error('rejected'), deliver),
+      (value) => settleAndDeliver(run, value as Record<string, unknown>, undefined, deliver),
+      (error: unknown) => settleAndDeliver(run, undefined, error ?? new Error('rejected'), deliver),
     );
     return undefined;
   }
   return answer.then(
-    (value) => settle(host, source, tracker, running, id, value as Record<string, unknown>, undefined),
-    (error: unknown) => settle(host, source, tracker, running, id, undefined, error ?? new Error('rejected')),
+    (value) => settle(run, value as Record<string, unknown>, undefined),
+    (error: unknown) => settle(run, undefined, error ?? new Error('rejected')),
   );
 }
 
-function settleAndDeliver(
-  host: RunnerHost,
-  source: EraSource,
-  tracker: Tracker,
-  running: Running,
-  id: RequestId,
-  result: Record<string, unknown> | undefined,
-  error: unknown,
-  deliver: Deliver,
-): void {
+function settleAndDeliver(run: Run, result: Record<string, unknown> | undefined, error: unknown, deliver: Deliver): void {
   try {
-    deliver(settle(host, source, tracker, running, id, result, error));
+    deliver(settle(run, result, error));
   } catch (failure) {
-    host.reportError('request failed', failure);
+    run.host.reportError('request failed', failure);
   }
 }
 
-function settle(
-  host: RunnerHost,
-  source: EraSource,
-  tracker: Tracker,
-  running: Running,
-  id: RequestId,
-  result: Record<string, unknown> | undefined,
-  error: unknown,
-): JsonRpcResponse | undefined {
-  const { ctx, method, codec } = running;
+function settle(run: Run, result: Record<string, unknown> | undefined, error: unknown): JsonRpcResponse | undefined {
+  const { ctx, method, codec, host, source, id } = run;
   ctx.finish();
-  tracker.ended(id, running);
-  if (running.cancelled) return undefined;
+  run.tracker.ended(id, run);
+  if (run.cancelled) return undefined;
   if (error !== undefined) return failed(host, id, error, method, codec);
   if (typeof result !== 'object' || result === null || Array.isArray(result)) {
     // A route or middleware that returned no result object (a forgotten `return`).

@@ -1,26 +1,18 @@
-import type { AccessPolicy } from '../access';
 import { DefinitionError } from '../errors';
 import { completionKey } from '../features/completion';
+import type { FeatureHost } from '../features/FeatureHost';
 import { metadataStore } from '../metadata';
 import type { CompletionDefinition, Constructor } from '../metadata';
 import { buildPrompt } from '../runtime/buildPrompt';
-import type { RegisteredPrompt } from '../runtime/buildPrompt';
 import { buildResource } from '../runtime/buildResource';
-import type { RegisteredResource } from '../runtime/buildResource';
 import { buildTool } from '../runtime/buildTool';
-import type { RegisteredTool } from '../runtime/buildTool';
 import type { InvocationTarget } from '../runtime/middleware';
 import type { Registry } from '../runtime/Registry';
 
-/** The registries a provider class adds to. */
-export interface ProviderRegistries {
-  readonly tools: Registry<RegisteredTool>;
-  readonly resources: Registry<RegisteredResource>;
-  readonly templates: Registry<RegisteredResource>;
-  readonly prompts: Registry<RegisteredPrompt>;
+/** The registries a provider class adds to: the features', with completions that may grow. */
+export type ProviderRegistries = Pick<FeatureHost, 'tools' | 'resources' | 'templates' | 'prompts' | 'access'> & {
   readonly completions: Map<string, CompletionDefinition & { provider: Constructor; invocation: InvocationTarget }>;
-  readonly access: AccessPolicy;
-}
+};
 
 /**
  * Builds everything a provider class declares (tools, resources, templates, prompts,
