@@ -32,7 +32,8 @@ export type {
   ObservedStream,
   RequestOutcome,
 } from './runtime';
-export { AuthenticationService, ClusterService } from './runtime/services';
+export { ClusterService } from './runtime/services';
+export { AuthenticationService } from './access';
 export { Tool, Resource, Prompt, Completion, Description, Title, EnumTitles, UseMiddleware, McpHeader, Scopes, Roles, Guard, Public } from './decorators';
 export type { Authentication, AuthChallenge, AccessGuard, GuardInput } from './access';
 export type { Principal } from './protocol';
@@ -87,8 +88,8 @@ export type {
   ToolChoice,
   SamplingToolDescription,
   Root,
-} from './features/samplingTypes';
-export type { ElicitationResult } from './features/elicitationTypes';
+} from './runtime/samplingTypes';
+export type { ElicitationResult } from './runtime/elicitationTypes';
 export type { UrlElicitation, SchemaElicitation, ClientRequestOptions, SampleRequest, SamplingTool } from './runtime/Context';
 export type { DefinitionErrorCode } from './errors';
 export { StdioTransport, InMemoryTransport } from './transports';

@@ -1,4 +1,5 @@
 import type { HttpRequestInfo, Principal } from '../protocol';
+import type { ServiceKey } from '../runtime/plugins';
 
 /** What a `WWW-Authenticate` challenge says (RFC 6750 §3). */
 export interface AuthChallenge {
@@ -34,3 +35,19 @@ export interface Authentication {
   /** JSON documents served to GET at these paths, before any check (RFC 9728 protected resource metadata). */
   readonly documents?: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
 }
+
+/**
+ * How the server authenticates its callers (`host.provide(AuthenticationService, …)`; one per
+ * server, `@typemcp/auth` provides it): HTTP requests without credentials it accepts are
+ * answered 401 (unless it allows anonymous callers), every target not marked `@Public()` needs
+ * an authenticated caller, and stdio connections get its `localPrincipal`.
+ */
+export const AuthenticationService: ServiceKey<Authentication> = {
+  name: 'authentication',
+  check(value) {
+    const auth = value as Partial<Authentication> | null;
+    if (typeof auth !== 'object' || auth === null || typeof auth.authenticate !== 'function' || typeof auth.challenge !== 'function') {
+      throw new TypeError('AuthenticationService needs an object with authenticate(req) and challenge(challenge) functions');
+    }
+  },
+};

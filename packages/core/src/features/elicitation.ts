@@ -5,7 +5,7 @@ import type { CorePlugin } from '../runtime/plugins';
 import { ClientFeatureServices } from '../runtime/services';
 import { compileAuthoredSchema } from '../validation';
 import { elicitAction, elicitationSchemaOf, readElicitResult } from './elicitationSchema';
-import type { ElicitationResult } from './elicitationTypes';
+import type { ElicitationResult } from '../runtime/elicitationTypes';
 
 /** `core:elicitation`: `ctx.elicit()`. */
 export const elicitationPlugin: CorePlugin = {

@@ -6,7 +6,7 @@ import type { Constructor } from '../metadata';
 import { schemaForDto } from '../schema';
 import type { JsonSchema } from '../schema';
 import { compileDtoValidator, compileSchema } from '../validation';
-import type { ElicitationResult } from './elicitationTypes';
+import type { ElicitationResult } from '../runtime/elicitationTypes';
 
 /**
  * The two schema subsets elicitation has had. 2025-06-18 introduced elicitation with plain

@@ -2,7 +2,7 @@ import { ClientCapabilityError, InvalidClientResponseError } from '../errors';
 import type { ClientRequestOptions, Context } from '../runtime/Context';
 import type { CorePlugin } from '../runtime/plugins';
 import { ClientFeatureServices } from '../runtime/services';
-import type { Root } from './samplingTypes';
+import type { Root } from '../runtime/samplingTypes';
 
 /** `core:roots`: `ctx.roots()`, and the notification that drops its cache. */
 export const rootsPlugin: CorePlugin = {

@@ -17,7 +17,7 @@ import type {
   ToolLoopResult,
   ToolResultContent,
   ToolUseContent,
-} from './samplingTypes';
+} from '../runtime/samplingTypes';
 import { invokeTool } from './tools';
 import type { ToolInvoker } from './tools';
 

@@ -1,5 +1,5 @@
 import { InvalidClientResponseError, SamplingRuleError } from '../errors';
-import type { SampleRequestOf, SampleResult, SamplingContent, SamplingMessage } from './samplingTypes';
+import type { SampleRequestOf, SampleResult, SamplingContent, SamplingMessage } from '../runtime/samplingTypes';
 
 const CONTENT_TYPES = new Set(['text', 'image', 'audio', 'tool_use', 'tool_result']);
 

@@ -1,8 +1,8 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { EraCodec, ResultHints } from '../eras';
 import { RequestEndedError } from '../errors';
-import type { ElicitationResult } from '../features/elicitationTypes';
-import type { Root, SampleRequestOf, SampleResult, SamplingToolOf, ToolLoopResult } from '../features/samplingTypes';
+import type { ElicitationResult } from './elicitationTypes';
+import type { Root, SampleRequestOf, SampleResult, SamplingToolOf, ToolLoopResult } from './samplingTypes';
 import type { Constructor } from '../metadata';
 import type { HttpRequestInfo, Principal, RequestId, Revision } from '../protocol';
 import type { ClientCapabilities, Implementation, RequestChannel, RequestScope, Session } from '../session';

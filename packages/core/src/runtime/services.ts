@@ -1,24 +1,7 @@
-import type { Authentication } from '../access';
 import type { ClusterOptions } from '../cluster';
 import { DefinitionError } from '../errors';
 import type { ClientFeatures } from './Context';
 import type { ServiceKey } from './plugins';
-
-/**
- * How the server authenticates its callers (`host.provide(AuthenticationService, …)`; one per
- * server, `@typemcp/auth` provides it): HTTP requests without credentials it accepts are
- * answered 401 (unless it allows anonymous callers), every target not marked `@Public()` needs
- * an authenticated caller, and stdio connections get its `localPrincipal`.
- */
-export const AuthenticationService: ServiceKey<Authentication> = {
-  name: 'authentication',
-  check(value) {
-    const auth = value as Partial<Authentication> | null;
-    if (typeof auth !== 'object' || auth === null || typeof auth.authenticate !== 'function' || typeof auth.challenge !== 'function') {
-      throw new TypeError('AuthenticationService needs an object with authenticate(req) and challenge(challenge) functions');
-    }
-  },
-};
 
 /**
  * The cluster the server is a replica of (`host.provide(ClusterService, options)`; one per

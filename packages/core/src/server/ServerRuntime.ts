@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { container as rootContainer } from 'tsyringe';
 import type { DependencyContainer } from 'tsyringe';
-import { AccessPolicy } from '../access';
+import { AccessPolicy, AuthenticationService } from '../access';
 import type { Authentication } from '../access';
 import type { ClusterOptions, SessionRecord } from '../cluster';
 import { ProviderResolver } from '../di';
@@ -35,7 +35,7 @@ import type { RegisteredPrompt } from '../runtime/buildPrompt';
 import type { RegisteredResource } from '../runtime/buildResource';
 import type { RegisteredTool } from '../runtime/buildTool';
 import { Registry } from '../runtime/Registry';
-import { AuthenticationService, ClientFeatureServices, ClusterService } from '../runtime/services';
+import { ClientFeatureServices, ClusterService } from '../runtime/services';
 import { createFetchHandler, createNodeHandler } from '../transports';
 import type { AloneExchange, FetchHandler, FetchHandlerOptions, HttpHandlerOptions, HttpServerHost, NodeHttpHandler } from '../transports';
 import { serveAlone } from '../runtime/serveAlone';

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { DefinitionError } from '../errors';
-import { AuthenticationService } from '../runtime/services';
+import { AuthenticationService } from '../access';
 import { StdioTransport } from '../transports';
 import type { HttpListenOptions, ListenAddress, StdioListenOptions } from './options';
 import type { ServerRuntime } from './ServerRuntime';
