@@ -89,9 +89,10 @@ class NodeRequest implements IncomingRequest {
   }
 }
 
-/** A header's value as the Fetch API gives it: values of a repeated header joined by ", ". */
+/** A header's value as the Fetch API gives it: any case of the name, values of a repeated header joined by ", ". */
 function headerOf(req: IncomingMessage, name: string): string | null {
-  const value = req.headers[name];
+  // Node keeps header names in lower case.
+  const value = req.headers[name] ?? req.headers[name.toLowerCase()];
   if (value === undefined) return null;
   return Array.isArray(value) ? value.join(', ') : value;
 }
