@@ -11,7 +11,7 @@ export interface AuthChallenge {
 }
 
 /**
- * How a server identifies its callers, registered by a plugin with `host.authentication()`
+ * How a server identifies its callers, registered by a plugin with `host.provide(AuthenticationService, …)`
  * (`@typemcp/auth` is one). The HTTP handler asks it for every request's principal and
  * answers refusals with its challenge; stdio connections get `localPrincipal`.
  */
