@@ -127,5 +127,5 @@ export type { UriVariables } from './uri';
 export type { JsonSchema } from './schema';
 // MCP tasks (long-running tools): docs/reference/tasks.md
 export { InMemoryTaskStore } from './tasks';
-export type { TaskRecord, TaskStatus, TaskStore, TaskOptions } from './tasks';
+export type { TaskInputRequest, TaskRecord, TaskStatus, TaskStore, TaskOptions } from './tasks';
 export type { TaskSupport } from './metadata';

@@ -1,6 +1,7 @@
 import { InvalidParamsError } from '@typemcp/core';
 import type { TaskRecord } from '@typemcp/core';
 import { RedisTaskStore } from '@typemcp/redis';
+import { taskStoreQuestionTests } from '../../../test-support/taskStoreQuestions';
 import { sleep, useRedis } from './redisTestSupport';
 
 const redis = useRedis();
@@ -159,4 +160,8 @@ it('a task created again replaces the old one, under its new owner', async () =>
   expect(await tasks.get('again')).toMatchObject({ owner: 'bob', statusMessage: 'second' });
   expect((await tasks.list('alice', undefined, 10)).tasks).toEqual([]);
   expect((await tasks.list('bob', undefined, 10)).tasks.map((t) => t.taskId)).toEqual(['again']);
+});
+
+describe('questions and the limit of create', () => {
+  taskStoreQuestionTests(() => store(redis.prefix()));
 });

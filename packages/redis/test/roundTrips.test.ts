@@ -47,6 +47,8 @@ it('every operation is one round trip', async () => {
   await tasks.list('o', undefined, 1);
   await tasks.renew('r', ['warm'], 1);
   await tasks.claimExpired('r', 0, 1);
+  await tasks.ask('warm', { k: { method: 'roots/list' } }, 'w');
+  await tasks.answer('warm', { k: { roots: [] } }, 'w');
   const eventId = await events.store('stream', message);
   await events.store('stream', message);
 
@@ -61,6 +63,8 @@ it('every operation is one round trip', async () => {
     ['tasks.create', () => tasks.create(task('t')), ['evalsha']],
     ['tasks.get', () => tasks.get('t'), ['hgetall']],
     ['tasks.update', () => tasks.update('t', { statusMessage: 'x' }), ['evalsha']],
+    ['tasks.ask', () => tasks.ask('t', { k: { method: 'roots/list' } }, 'x'), ['evalsha']],
+    ['tasks.answer', () => tasks.answer('t', { k: { roots: [] } }, 'x'), ['evalsha']],
     ['tasks.list', () => tasks.list('o', undefined, 10), ['evalsha']],
     ['tasks.renew', () => tasks.renew('r', ['t'], Date.now() + 1000), ['evalsha']],
     ['tasks.claimExpired', () => tasks.claimExpired('r2', Date.now() + 5000, Date.now() + 10_000), ['evalsha']],

@@ -1,6 +1,6 @@
 import { InvalidParamsError } from '../errors';
-import { isTerminal } from './TaskStore';
-import type { TaskRecord, TaskStatus, TaskStore } from './TaskStore';
+import { isTerminal, outstandingKeys } from './TaskStore';
+import type { TaskInputRequest, TaskRecord, TaskStatus, TaskStore } from './TaskStore';
 
 interface Entry {
   /** The record's JSON; its `status`, `runner` and `leaseUntil` are the fields below (current), so renewing and claiming never parse it. */
@@ -21,10 +21,12 @@ export class InMemoryTaskStore implements TaskStore {
   private readonly entries = new Map<string, Entry>();
   private seq = 0;
 
-  async create(task: TaskRecord): Promise<void> {
+  async create(task: TaskRecord, maxActive?: number): Promise<boolean> {
+    if (maxActive !== undefined && this.activeOf(task.owner) >= maxActive) return false;
     const createdAt = Date.parse(task.createdAt);
     const base = Number.isNaN(createdAt) ? Date.now() : createdAt;
     this.entries.set(task.taskId, { ...fieldsOf(task), owner: task.owner, expiresAt: base + task.ttlMs, seq: this.seq++ });
+    return true;
   }
 
   async get(taskId: string): Promise<TaskRecord | undefined> {
@@ -38,6 +40,34 @@ export class InMemoryTaskStore implements TaskStore {
     const task = recordOf(entry);
     if (isTerminal(task.status)) return task;
     const next = { ...task, ...changes, taskId: task.taskId, owner: task.owner, createdAt: task.createdAt, ttlMs: task.ttlMs };
+    Object.assign(entry, fieldsOf(next));
+    return recordOf(entry);
+  }
+
+  async ask(taskId: string, requests: Record<string, TaskInputRequest>, lastUpdatedAt: string): Promise<TaskRecord | undefined> {
+    const entry = this.live(taskId);
+    if (!entry) return undefined;
+    const task = recordOf(entry);
+    if (isTerminal(task.status)) return task;
+    const asked = { ...task.inputRequests };
+    for (const [key, request] of Object.entries(requests)) if (!Object.hasOwn(asked, key)) asked[key] = request;
+    const next: TaskRecord = { ...task, inputRequests: asked, lastUpdatedAt };
+    if (outstandingKeys(next).length > 0) next.status = 'input_required';
+    Object.assign(entry, fieldsOf(next));
+    return recordOf(entry);
+  }
+
+  async answer(taskId: string, responses: Record<string, Record<string, unknown>>, lastUpdatedAt: string): Promise<TaskRecord | undefined> {
+    const entry = this.live(taskId);
+    if (!entry) return undefined;
+    const task = recordOf(entry);
+    if (isTerminal(task.status)) return task;
+    const outstanding = new Set(outstandingKeys(task));
+    const answered = Object.keys(responses).filter((key) => outstanding.has(key));
+    if (answered.length === 0) return task;
+    const next: TaskRecord = { ...task, inputResponses: { ...task.inputResponses }, lastUpdatedAt };
+    for (const key of answered) next.inputResponses![key] = responses[key];
+    if (next.status === 'input_required' && outstandingKeys(next).length === 0) next.status = 'working';
     Object.assign(entry, fieldsOf(next));
     return recordOf(entry);
   }
@@ -84,6 +114,13 @@ export class InMemoryTaskStore implements TaskStore {
       claimed.push(recordOf(entry));
     }
     return claimed;
+  }
+
+  /** How many of `owner`'s live tasks are not terminal. */
+  private activeOf(owner: string): number {
+    let active = 0;
+    for (const [taskId, entry] of this.entries) if (entry.owner === owner && !isTerminal(entry.status) && this.live(taskId)) active++;
+    return active;
   }
 
   private live(taskId: string): Entry | undefined {

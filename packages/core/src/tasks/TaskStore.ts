@@ -9,6 +9,12 @@ export function isTerminal(status: TaskStatus): boolean {
   return status === 'completed' || status === 'failed' || status === 'cancelled';
 }
 
+/** A question a task asks its client: a server-to-client request (`elicitation/create`, `sampling/createMessage`, `roots/list`). */
+export interface TaskInputRequest {
+  method: string;
+  params?: Record<string, unknown>;
+}
+
 /**
  * A task as every replica sees it. Plain JSON, so any store can keep it.
  */
@@ -37,6 +43,21 @@ export interface TaskRecord {
   result?: Record<string, unknown>;
   /** The JSON-RPC error the request ended with. */
   error?: { code: number; message: string; data?: unknown };
+  /**
+   * Every question the task asked its client, by key. Those without an answer in
+   * `inputResponses` are outstanding: the task is `input_required` while there is one.
+   */
+  inputRequests?: Record<string, TaskInputRequest>;
+  /** The client's answers, by the key of the question each answers. */
+  inputResponses?: Record<string, Record<string, unknown>>;
+}
+
+/** The keys of the questions of `task` that have no answer yet. */
+export function outstandingKeys(task: Pick<TaskRecord, 'inputRequests' | 'inputResponses'>): string[] {
+  const asked = task.inputRequests;
+  if (!asked) return [];
+  const answered = task.inputResponses ?? {};
+  return Object.keys(asked).filter((key) => !Object.hasOwn(answered, key));
 }
 
 /**
@@ -44,11 +65,29 @@ export interface TaskRecord {
  * store (Redis, a database) to run tasks in a cluster; a server alone uses an InMemoryTaskStore.
  */
 export interface TaskStore {
-  /** Stores a new task; it expires `ttlMs` after creation. */
-  create(task: TaskRecord): Promise<void>;
+  /**
+   * Stores a new task; it expires `ttlMs` after creation. With `maxActive`, atomically refuses
+   * it (resolves false, storing nothing) when its owner already has that many tasks that are
+   * not terminal; resolves true when stored.
+   */
+  create(task: TaskRecord, maxActive?: number): Promise<boolean>;
   get(taskId: string): Promise<TaskRecord | undefined>;
   /** Applies changes unless the task is already terminal; returns the stored task after, undefined when gone. */
   update(taskId: string, changes: Partial<TaskRecord>): Promise<TaskRecord | undefined>;
+  /**
+   * Records questions of a task to its client, atomically: each key not asked before is added
+   * to `inputRequests` (a key asked before keeps its question), and the task becomes
+   * `input_required` while one is outstanding. A terminal task is left as it is. Returns the
+   * stored task after, undefined when gone.
+   */
+  ask(taskId: string, requests: Record<string, TaskInputRequest>, lastUpdatedAt: string): Promise<TaskRecord | undefined>;
+  /**
+   * Records the client's answers, atomically: an answer is kept only for a key that was asked
+   * and not answered yet (others are ignored, as the extension asks); once no question is
+   * outstanding, an `input_required` task is `working` again. A terminal task is left as it is.
+   * Returns the stored task after, undefined when gone.
+   */
+  answer(taskId: string, responses: Record<string, Record<string, unknown>>, lastUpdatedAt: string): Promise<TaskRecord | undefined>;
   /** The tasks of `owner`, oldest first, `limit` at most, from `cursor` (an opaque value this store returned as `nextCursor`). */
   list(owner: string, cursor: string | undefined, limit: number): Promise<{ tasks: TaskRecord[]; nextCursor?: string }>;
   /**

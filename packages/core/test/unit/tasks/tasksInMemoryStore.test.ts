@@ -1,5 +1,6 @@
 import { InMemoryTaskStore } from '@typemcp/core';
 import type { TaskRecord } from '@typemcp/core';
+import { taskStoreQuestionTests } from '../../../../../test-support/taskStoreQuestions';
 
 function record(taskId: string, fields: Partial<TaskRecord> = {}): TaskRecord {
   const now = new Date().toISOString();
@@ -127,4 +128,8 @@ describe('InMemoryTaskStore', () => {
     expect((await store.claimExpired('r2', now, now + 5)).map((t) => [t.taskId, t.runner, t.leaseUntil])).toEqual([['held', 'r2', now + 5]]);
     expect(await store.get('held')).toMatchObject({ runner: 'r2', leaseUntil: now + 5 });
   });
+});
+
+describe('InMemoryTaskStore: questions and the limit of create', () => {
+  taskStoreQuestionTests(() => new InMemoryTaskStore());
 });
