@@ -114,8 +114,9 @@ async function modern(url: string, method: string, params: Message, capabilities
     'mcp-protocol-version': '2026-07-28',
     'mcp-method': method,
   };
-  const name = method === 'resources/read' ? params.uri : params.name;
-  if (['tools/call', 'prompts/get', 'resources/read'].includes(method)) headers['mcp-name'] = name;
+  // The header a balancer routes by: the tool or prompt name, the resource uri, the task id.
+  const name = method === 'resources/read' ? params.uri : method.startsWith('tasks/') ? params.taskId : params.name;
+  if (['tools/call', 'prompts/get', 'resources/read', 'tasks/get', 'tasks/update', 'tasks/cancel'].includes(method)) headers['mcp-name'] = name;
   const body = { jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: meta(capabilities) } };
   const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
   const messages = await messagesOf(response);

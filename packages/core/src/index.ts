@@ -128,4 +128,4 @@ export type { JsonSchema } from './schema';
 // MCP tasks (long-running tools): docs/reference/tasks.md
 export { InMemoryTaskStore } from './tasks';
 export type { TaskInputRequest, TaskRecord, TaskStatus, TaskStore, TaskOptions } from './tasks';
-export type { TaskSupport } from './metadata';
+export type { TaskStart, TaskSupport } from './metadata';

@@ -81,6 +81,17 @@ export interface TaskWire {
     tool: { readonly name: string; readonly taskSupport: 'forbidden' | 'optional' | 'required' },
     serverHasTaskTools: boolean,
   ): { ttl: number | undefined } | undefined;
+  /**
+   * Throws the era's error when the caller may not use the task methods (`tasks/get`, …) or
+   * ask for task notifications: 2026-07-28 needs the extension declared on the request.
+   */
+  admit(caller: TaskCaller): void;
+  /**
+   * Whether a call that may become a task may still be answered with the tool's own result
+   * (2026-07-28: the server decides per call); false when the client asked for a task and
+   * must get one (2025-11-25).
+   */
+  readonly directResults: boolean;
   /** The answer to a `tools/call` that became a task. */
   created(task: TaskRecord): Record<string, unknown>;
   /** A task as `tasks/get` shows it. */

@@ -9,7 +9,7 @@ import type { ChangeBroadcaster } from '../runtime/ChangeBroadcaster';
 import type { RegisteredPrompt } from '../runtime/buildPrompt';
 import type { RegisteredResource } from '../runtime/buildResource';
 import type { RegisteredTool } from '../runtime/buildTool';
-import type { Context } from '../runtime/Context';
+import type { ClientFeatures, Context } from '../runtime/Context';
 import type { InvocationTarget } from '../runtime/middleware';
 import type { Paginator } from '../runtime/Paginator';
 import type { Registry } from '../runtime/Registry';
@@ -54,6 +54,8 @@ export interface FeatureHost {
    * when this replica serves it, else as saved.
    */
   restoreScope(saved: SavedScope, session: Session | undefined): { scope: RequestScope; codec: EraCodec };
+  /** `ctx.sample()`, `ctx.elicit()` and `ctx.roots()`, for the contexts of tasks run in the background. */
+  readonly clientFeatures: ClientFeatures;
   /** The container requests resolve from, for the contexts of tasks run in the background. */
   readonly container: DependencyContainer;
   /** The connection of a ready handshake-era session this replica serves, if any (task notifications, logs, progress). */

@@ -4,6 +4,7 @@ import type { Context } from '../runtime/Context';
 import type { FeatureHost } from './FeatureHost';
 import type { CorePlugin } from '../runtime/plugins';
 import { findResource } from './resources';
+import { listenToTasks } from './tasks';
 
 const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId';
 
@@ -25,16 +26,24 @@ async function listen(host: FeatureHost, params: Record<string, unknown>, ctx: C
   const honoured = honouredFilter(params.notifications, host.capabilities(ctx.revision));
   if (honoured.resourceSubscriptions && host.access.active) honoured.resourceSubscriptions = await readable(host, honoured.resourceSubscriptions, ctx);
   const meta = { [SUBSCRIPTION_ID_META]: ctx.requestId };
-  ctx.notifyClient('notifications/subscriptions/acknowledged', { _meta: meta, notifications: honoured });
+  const tasks = await listenToTasks(host, (params.notifications as Record<string, unknown> | undefined)?.taskIds, ctx, (task) =>
+    ctx.notifyClient('notifications/tasks', { ...task, _meta: meta }),
+  );
+  ctx.notifyClient('notifications/subscriptions/acknowledged', { _meta: meta, notifications: tasks ? { ...honoured, taskIds: tasks.taskIds } : honoured });
   return new Promise((resolve) => {
     const stop = host.changes.listen({
       filter: honoured,
       deliver: (method, notification) => ctx.notifyClient(method, { ...notification, _meta: meta }),
-      end: () => resolve({ _meta: meta }),
+      end: () => {
+        tasks?.stop();
+        resolve({ _meta: meta });
+      },
     });
+    tasks?.start();
     // Cancelled or disconnected: nothing more is sent, not even a result.
     ctx.signal.addEventListener('abort', () => {
       stop();
+      tasks?.stop();
       resolve({ _meta: meta });
     });
   });

@@ -1,20 +1,21 @@
-import { ClientCapabilityError, InternalError, InvalidParamsError, McpError, MethodNotFoundError } from '../errors';
-import { clip, isPlainObject } from '../protocol';
+import { ConnectionClosedError, InvalidParamsError, McpError, MethodNotFoundError, RequestTimeoutError } from '../errors';
+import { clip, isPlainObject, quote } from '../protocol';
 import { Context } from '../runtime/Context';
-import type { ClientFeatures } from '../runtime/Context';
 import type { MethodHandler } from '../runtime/Dispatcher';
 import type { CorePlugin } from '../runtime/plugins';
-import type { RequestChannel } from '../session';
-import { isTerminal, RELATED_TASK_META, TASK_RUN_META, TASKS_EXTENSION } from '../tasks';
-import type { TaskExecutor, TaskOutcome, TaskRecord, TaskStatusListener } from '../tasks';
+import { ANSWER_ERROR_KEY, isTerminal, outstandingKeys, RELATED_TASK_META, TASK_RUN_META, TASKS_EXTENSION } from '../tasks';
+import type { TaskExecutor, TaskRecord, TaskStatusListener } from '../tasks';
 import type { FeatureHost } from './FeatureHost';
 import { routeAll } from './routeAll';
+import { failure, progressTokenOf, runOf, taskChannel } from './taskRun';
 import { anyTaskTool, ownerOf } from './tasksCall';
-import type { TaskRunContext } from './tasksCall';
 import { invokeTool } from './tools';
 
 /** Tasks per `tasks/list` page. */
 const TASKS_PAGE_SIZE = 100;
+
+/** The most task ids one `subscriptions/listen` may ask notifications of. */
+const MAX_LISTENED_TASKS = 100;
 
 /**
  * `core:tasks`: MCP tasks. 2025-11-25: `tasks/get`, `tasks/result`, `tasks/list`,
@@ -49,12 +50,25 @@ export function tasksPlugin(host: FeatureHost): CorePlugin {
 /** The task methods of both eras. */
 export function taskHandlers(host: FeatureHost): Record<string, MethodHandler> {
   const { tasks } = host;
+  /** `taskId key` of the questions a `tasks/result` on this replica is putting to the client now. */
+  const delivering = new Set<string>();
 
   const get: MethodHandler = async (params, ctx) => ctx.codec.tasks.shown(await lookup(host, params, ctx));
 
+  // 2025-11-25: waits for the end; meanwhile puts the task's questions to the client on this
+  // request's stream (the client calls tasks/result when it sees input_required).
   const result: MethodHandler = async (params, ctx) => {
-    const found = await lookup(host, params, ctx);
-    const task = isTerminal(found.status) ? found : await tasks.waitForTerminal(found.taskId, ctx.signal);
+    let task: TaskRecord | undefined = await lookup(host, params, ctx);
+    while (task && !isTerminal(task.status)) {
+      for (const key of outstandingKeys(task)) {
+        const id = `${task.taskId} ${key}`;
+        if (delivering.has(id)) continue;
+        delivering.add(id);
+        void putQuestion(host, task, key, ctx).finally(() => delivering.delete(id));
+      }
+      await tasks.changeOf(task.taskId, ctx.signal);
+      task = await tasks.store.get(task.taskId);
+    }
     if (!task) throw notFound('Task has expired');
     const related = { [RELATED_TASK_META]: { taskId: task.taskId } };
     if (task.result) {
@@ -84,12 +98,11 @@ export function taskHandlers(host: FeatureHost): Record<string, MethodHandler> {
     return ctx.codec.tasks.cancel(task, () => tasks.cancel(task, 'The task was cancelled by request.'));
   };
 
+  // Acknowledges at once; the task's run, wherever it is, resumes with the answers.
   const update: MethodHandler = async (params, ctx) => {
-    await lookup(host, params, ctx);
-    if (params.inputResponses !== undefined && !isPlainObject(params.inputResponses)) {
-      throw new InvalidParamsError('Invalid "inputResponses": it must be an object keyed by input request');
-    }
-    // This server never leaves a task waiting for input, so no response is outstanding: they are ignored.
+    const task = await lookup(host, params, ctx);
+    const responses = answersOf(params.inputResponses);
+    if (!isTerminal(task.status)) await tasks.answer(task, responses);
     return {};
   };
 
@@ -104,6 +117,84 @@ export function taskHandlers(host: FeatureHost): Record<string, MethodHandler> {
   return handlers;
 }
 
+/** The `inputResponses` of a `tasks/update`, checked: an object of result objects. */
+function answersOf(value: unknown): Record<string, Record<string, unknown>> {
+  if (!isPlainObject(value)) throw new InvalidParamsError('tasks/update needs "inputResponses": an object of the client\'s results, keyed as the task asked');
+  const answers: Record<string, Record<string, unknown>> = {};
+  for (const [key, answer] of Object.entries(value)) {
+    if (!isPlainObject(answer)) throw new InvalidParamsError(`inputResponses[${quote(key)}] must be a result object`);
+    // The key under which a failed answer is kept is the server's own, never the client's.
+    const { [ANSWER_ERROR_KEY]: _error, ...result } = answer;
+    answers[key] = result;
+  }
+  return answers;
+}
+
+/**
+ * Puts one question of a 2025-11-25 task to the client on the stream of `ctx` (a
+ * `tasks/result`), with the related-task `_meta`, and records the answer or the client's
+ * error. Unanswered (the request ended, timed out, or the connection closed), it stays
+ * outstanding for the next `tasks/result`.
+ */
+async function putQuestion(host: FeatureHost, task: TaskRecord, key: string, ctx: Context): Promise<void> {
+  const question = task.inputRequests![key];
+  const params = question.params ?? {};
+  const own = isPlainObject(params._meta) ? params._meta : {};
+  let answer: Record<string, unknown>;
+  try {
+    answer = await ctx.requestClient(question.method, { ...params, _meta: { ...own, [RELATED_TASK_META]: { taskId: task.taskId } } });
+  } catch (error) {
+    if (ctx.signal.aborted || error instanceof RequestTimeoutError || error instanceof ConnectionClosedError || !(error instanceof McpError)) return;
+    answer = { [ANSWER_ERROR_KEY]: error.toJSON() };
+  }
+  try {
+    await host.tasks.answer(task, { [key]: answer });
+  } catch (error) {
+    host.reportError(`task ${task.taskId}: recording an answer failed`, error);
+  }
+}
+
+/**
+ * The `taskIds` of a `subscriptions/listen` filter (2026-07-28): the caller's own tasks among
+ * them get `notifications/tasks` at each change, the first at once with their current state,
+ * until they end. Undefined when the filter names none; throws -32021 for a caller without the
+ * extension, -32602 for a malformed list.
+ */
+export async function listenToTasks(
+  host: FeatureHost,
+  requested: unknown,
+  ctx: Context,
+  notify: (task: Record<string, unknown>) => void,
+): Promise<{ taskIds: string[]; start(): void; stop(): void } | undefined> {
+  if (requested === undefined) return undefined;
+  if (!Array.isArray(requested) || !requested.every((id) => typeof id === 'string')) {
+    throw new InvalidParamsError('subscriptions/listen: "notifications.taskIds" must be an array of task ids');
+  }
+  if (requested.length > MAX_LISTENED_TASKS) throw new InvalidParamsError(`subscriptions/listen: at most ${MAX_LISTENED_TASKS} taskIds`);
+  if (requested.length > 0) ctx.codec.tasks.admit(ctx);
+  const ids = anyTaskTool(host) ? [...new Set(requested as string[])] : [];
+  const owner = ownerOf(ctx);
+  const found = await Promise.all(ids.map((id) => host.tasks.store.get(id)));
+  const own = found.filter((task): task is TaskRecord => task !== undefined && task.owner === owner);
+  const stops: Array<() => void> = [];
+  const show = (task: TaskRecord) => notify(ctx.codec.tasks.shown(task));
+  return {
+    taskIds: own.map((task) => task.taskId),
+    start() {
+      for (const task of own) {
+        show(task);
+        if (isTerminal(task.status)) continue;
+        const stop = host.tasks.watch(task.taskId, (changed) => {
+          show(changed);
+          if (isTerminal(changed.status)) stop();
+        });
+        stops.push(stop);
+      }
+    },
+    stop: () => stops.splice(0).forEach((stop) => stop()),
+  };
+}
+
 function notFound(why: string): InvalidParamsError {
   return new InvalidParamsError(`Failed to retrieve task: ${why}`);
 }
@@ -111,6 +202,7 @@ function notFound(why: string): InvalidParamsError {
 /** The caller's task named by `params.taskId`; another caller's task is "not found", like a missing one. */
 async function lookup(host: FeatureHost, params: Record<string, unknown>, ctx: Context): Promise<TaskRecord> {
   if (!ctx.revision.tasks) throw new MethodNotFoundError(`Method not found: ${ctx.method} (tasks need protocol 2025-11-25 or later)`);
+  ctx.codec.tasks.admit(ctx);
   const taskId = params.taskId;
   if (typeof taskId !== 'string') throw new InvalidParamsError(`${ctx.method} needs a string "taskId"`);
   const task = await host.tasks.store.get(taskId);
@@ -130,23 +222,6 @@ function statusNotifier(host: FeatureHost): TaskStatusListener {
   };
 }
 
-function runOf(task: TaskRecord): TaskRunContext {
-  const meta = task.request.params._meta as Record<string, unknown> | undefined;
-  return (meta?.[TASK_RUN_META] ?? { clientCapabilities: {} }) as TaskRunContext;
-}
-
-const NOT_IN_TASKS = (what: string) =>
-  Promise.reject(
-    new ClientCapabilityError('tasks', `${what} is not available to a tool running as a task (tasks cannot wait for input here); ask before the call, or run the tool without a task`),
-  );
-
-/** Questions to the client cannot be asked from a task run in the background. */
-const NO_CLIENT: ClientFeatures = {
-  sample: () => NOT_IN_TASKS('ctx.sample()'),
-  elicit: () => NOT_IN_TASKS('ctx.elicit()'),
-  roots: () => NOT_IN_TASKS('ctx.roots()'),
-};
-
 /** Runs a task's `tools/call` here: a Context of its own, the tool, and the outcome as the task's era records it. */
 function taskExecutor(host: FeatureHost): TaskExecutor {
   return async (task, signal) => {
@@ -165,8 +240,8 @@ function taskExecutor(host: FeatureHost): TaskExecutor {
       method: 'tools/call',
       scope,
       container: host.container,
-      channel: taskChannel(host, task.taskId, run.session),
-      client: NO_CLIENT,
+      channel: taskChannel(host, task, run.session),
+      client: host.clientFeatures,
       progressToken: progressTokenOf(ownMeta),
       params: requestParams,
       principal: run.principal,
@@ -182,34 +257,4 @@ function taskExecutor(host: FeatureHost): TaskExecutor {
       ctx.finish();
     }
   };
-}
-
-function failure(error: unknown, codec: Context['codec'], host: FeatureHost): TaskOutcome {
-  const mapped = codec.error(error);
-  if (mapped) return { status: 'failed', statusMessage: mapped.message, error: mapped.toJSON() };
-  host.reportError('a task failed', error);
-  const internal = new InternalError(host.debug && error instanceof Error ? `Internal error: ${error.message}` : 'Internal error');
-  return { status: 'failed', statusMessage: internal.message, error: internal.toJSON() };
-}
-
-/** What a task's logs and progress travel on: its session's connection while it is here and open; else nowhere. */
-function taskChannel(host: FeatureHost, taskId: string, session: string | undefined): RequestChannel {
-  const related = { [RELATED_TASK_META]: { taskId } };
-  const connection = () => (session === undefined ? undefined : host.sessionConnection(session));
-  return {
-    notify(method, params) {
-      const own = isPlainObject(params._meta) ? params._meta : {};
-      connection()?.notify(method, { ...params, _meta: { ...own, ...related } });
-    },
-    request: (method) => Promise.reject(new ClientCapabilityError('tasks', `"${method}" cannot be sent from a tool running as a task`)),
-    log(scope, level, data, logger) {
-      // The connection applies the level filter and the rate limit; the spec asks the related-task _meta on every notification of a task.
-      connection()?.log(scope, level, data, logger, undefined, related);
-    },
-  };
-}
-
-function progressTokenOf(meta: Record<string, unknown>): string | number | undefined {
-  const token = meta.progressToken;
-  return typeof token === 'string' || typeof token === 'number' ? token : undefined;
 }

@@ -32,7 +32,8 @@ export function toolHandlers(host: FeatureHost): Record<string, MethodHandler> {
     const allowed = host.access.check(tool.target, ctx);
     // A tool with task support, or a call asking for a task, may become a task (tasksCall.ts).
     if (tool.taskSupport !== 'forbidden' || params.task !== undefined) {
-      const run = () => callAsTask(host, tool, params, ctx) ?? invokeTool(host, tool, params.arguments, ctx);
+      const runTool = () => invokeTool(host, tool, params.arguments, ctx);
+      const run = () => callAsTask(host, tool, params, ctx, runTool) ?? runTool();
       return allowed instanceof Promise ? allowed.then(run) : run();
     }
     if (allowed instanceof Promise) return allowed.then(() => invokeTool(host, tool, params.arguments, ctx));

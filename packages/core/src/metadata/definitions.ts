@@ -43,10 +43,20 @@ export interface ToolOptions {
    * `annotations.idempotentHint` is true; otherwise it fails. See docs/reference/tasks.md.
    */
   task?: TaskSupport;
+  /**
+   * When a call that becomes a task becomes one. `'call'` (the default): at once, and the whole
+   * method runs as the task. `'continueAsTask'`: the method starts within the call (what it asks
+   * the client is asked there) and the call becomes a task when it calls
+   * `ctx.continueAsTask()`; a method that returns first answers the call directly.
+   */
+  taskStart?: TaskStart;
 }
 
 /** How a tool may run as a task: `execution.taskSupport` of its listing. */
 export type TaskSupport = 'forbidden' | 'optional' | 'required';
+
+/** When a call that becomes a task becomes one (`@Tool({ taskStart })`). */
+export type TaskStart = 'call' | 'continueAsTask';
 
 export interface ToolDefinition {
   kind: 'tool';

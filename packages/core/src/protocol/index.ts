@@ -20,3 +20,4 @@ export type { OutgoingRequestOptions } from './PendingRequests';
 export type { HttpRequestInfo, MessageInfo, Transport, TransportSendOptions } from './Transport';
 export type { Principal } from './Principal';
 export { clip, echo, quote, reasonText, ECHO_LIMIT } from './quote';
+export { canonicalJson, questionKeyPrefix } from './questions';

@@ -80,10 +80,13 @@ export class Context {
   private logger: Logger | undefined;
   private lastProgress = -Infinity;
   private finished = false;
+  /** Set while the call goes on as a task: the request's end no longer ends this Context. */
+  private detached = false;
+  private handOff: (() => Promise<void>) | undefined;
   private hints: ResultHints | undefined;
 
   /** @internal */
-  constructor(private readonly init: ContextInit) {}
+  constructor(private init: ContextInit) {}
 
   get requestId(): RequestId {
     return this.init.requestId;
@@ -223,6 +226,38 @@ export class Context {
   }
 
   /**
+   * Hands the rest of the call over to a task: the client gets the task at once (a
+   * `CreateTaskResult`) and the method goes on in the background, its questions to the client
+   * now waiting in the task (`input_required`). Resolves once the task exists; rejects when it
+   * cannot be created (the caller's limit of tasks). Only in a tool declared with
+   * `taskStart: 'continueAsTask'` whose call may become a task; anywhere else it does nothing
+   * and the call simply goes on. What the method asked before it is asked within the call (a
+   * 2026-07-28 `input_required` round, or a request on the call's stream).
+   */
+  continueAsTask(): Promise<void> {
+    const handOff = this.handOff;
+    this.handOff = undefined;
+    return handOff ? handOff() : Promise.resolve();
+  }
+
+  /** @internal Offers the hand-off `continueAsTask()` performs. */
+  offerHandOff(handOff: (() => Promise<void>) | undefined): void {
+    this.handOff = handOff;
+  }
+
+  /** @internal The call goes on as a task: messages take `channel`, and the request's end no longer ends this Context. */
+  detach(channel: RequestChannel): void {
+    this.init = { ...this.init, channel };
+    this.detached = true;
+  }
+
+  /** @internal The task the call went on as has ended: nothing may follow. */
+  endDetached(): void {
+    this.detached = false;
+    this.finished = true;
+  }
+
+  /**
    * @internal Sends a request to the client on behalf of this request: associated with it,
    * cancelled with it, refused once it has been answered.
    */
@@ -240,7 +275,7 @@ export class Context {
 
   /** @internal Called when the response is about to go out; nothing may follow it. */
   finish(): void {
-    this.finished = true;
+    if (!this.detached) this.finished = true;
   }
 
   /** @internal True once the request was cancelled. */

@@ -3,7 +3,7 @@ import { headerParamsOf } from './headerParams';
 import type { ToolHeaderParam } from './headerParams';
 import { DefinitionError } from '../errors';
 import type { Revision } from '../protocol';
-import type { Constructor, TaskSupport, ToolDefinition } from '../metadata';
+import type { Constructor, TaskStart, TaskSupport, ToolDefinition } from '../metadata';
 import { schemaForDto } from '../schema';
 import type { JsonSchema } from '../schema';
 import { checkSchema, compileAuthoredSchema, compileDtoValidator, lazySchemaValidator } from '../validation';
@@ -29,6 +29,8 @@ export interface RegisteredTool {
   readonly headerParams: readonly ToolHeaderParam[];
   /** Whether the tool may run as a task (`@Tool({ task })`); `forbidden` by default. */
   readonly taskSupport: TaskSupport;
+  /** When a call that becomes a task becomes one (`@Tool({ taskStart })`); `call` by default. */
+  readonly taskStart: TaskStart;
   /** The `tools/list` entry as the given protocol version can carry it; cached per version. */
   listing(revision: Revision): Record<string, unknown>;
 }
@@ -67,6 +69,13 @@ export function buildTool(definition: ToolDefinition, provider: Constructor): Re
   if (taskSupport !== 'forbidden' && taskSupport !== 'optional' && taskSupport !== 'required') {
     throw new DefinitionError('INVALID_OPTION', `${where}: task must be 'optional', 'required' or 'forbidden', not ${JSON.stringify(taskSupport)}`);
   }
+  const taskStart = options.taskStart ?? 'call';
+  if (taskStart !== 'call' && taskStart !== 'continueAsTask') {
+    throw new DefinitionError('INVALID_OPTION', `${where}: taskStart must be 'call' or 'continueAsTask', not ${JSON.stringify(taskStart)}`);
+  }
+  if (options.taskStart !== undefined && taskSupport === 'forbidden') {
+    throw new DefinitionError('INVALID_OPTION', `${where}: taskStart needs a tool that may run as a task: set task to 'optional' or 'required'`);
+  }
 
   const listing = perRevision((revision) => {
     const entry = describeFor(revision, { name }, options);
@@ -78,7 +87,7 @@ export function buildTool(definition: ToolDefinition, provider: Constructor): Re
   });
 
   const target: InvocationTarget = { kind: 'tool', name, provider, methodName };
-  return { name, provider, methodName, target, definition, parameters, inputValidator, outputValidator, headerParams, taskSupport, listing };
+  return { name, provider, methodName, target, definition, parameters, inputValidator, outputValidator, headerParams, taskSupport, taskStart, listing };
 }
 
 function planParameters(

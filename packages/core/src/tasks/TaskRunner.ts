@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Broadcaster, ClusterMessage } from '../cluster/Broadcaster';
-import { DefinitionError } from '../errors';
+import { DefinitionError, InvalidRequestError } from '../errors';
 import { InMemoryTaskStore } from './InMemoryTaskStore';
-import { isTerminal } from './TaskStore';
-import type { TaskRecord, TaskStatus, TaskStore } from './TaskStore';
+import { isTerminal, outstandingKeys } from './TaskStore';
+import type { TaskInputRequest, TaskRecord, TaskStatus, TaskStore } from './TaskStore';
 
 /** How a server keeps and runs tasks (`McpServer` option `tasks`). */
 export interface TaskOptions {
@@ -19,6 +19,12 @@ export interface TaskOptions {
   leaseMs?: number;
   /** How often a replica renews its leases and claims the tasks of replicas that stopped; default 3000 ms. */
   renewIntervalMs?: number;
+  /**
+   * How many tasks one caller may have that are not terminal (working or waiting for input);
+   * a call that would create one more is refused with -32600. The caller is the principal,
+   * else the handshake-era session, else every anonymous 2026-07-28 caller together. Default 100.
+   */
+  maxActivePerCaller?: number;
 }
 
 /** How a task ended, as the executor reports it. */
@@ -36,8 +42,12 @@ export type TaskExecutor = (task: TaskRecord, signal: AbortSignal) => Promise<Ta
 export interface TaskStatusListener {
   /** True when this replica serves the session the task belongs to; only then `changed` gets the task. */
   wants(session: string | undefined): boolean;
+  /** The task's status changed (its questions alone changing is not told). */
   changed(task: TaskRecord): void;
 }
+
+/** Hears every change of one task (status, questions, answers): see `TaskRunner.watch`. */
+export type TaskWatcher = (task: TaskRecord) => void;
 
 /** What the cluster gives the task runtime: see `TaskRunner.attachCluster`. */
 export interface TaskClusterAttachment {
@@ -60,6 +70,8 @@ interface StatusMessage extends ClusterMessage {
   from: string;
   taskId: string;
   status: TaskStatus;
+  /** False when only the task's questions or answers changed. */
+  statusChanged?: boolean;
   session?: string;
 }
 
@@ -69,6 +81,7 @@ const DEFAULTS = {
   maxTtlMs: 24 * 60 * 60_000,
   leaseMs: 10_000,
   renewIntervalMs: 3000,
+  maxActivePerCaller: 100,
 };
 
 /**
@@ -87,6 +100,7 @@ export class TaskRunner {
   /** The tasks this replica runs, by id. */
   private readonly running = new Map<string, AbortController>();
   private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly watchers = new Map<string, Set<TaskWatcher>>();
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: Promise<() => Promise<void>> | undefined;
   private started = false;
@@ -104,6 +118,7 @@ export class TaskRunner {
       maxTtlMs: positive(options.maxTtlMs, DEFAULTS.maxTtlMs, 'maxTtlMs'),
       leaseMs: positive(options.leaseMs, DEFAULTS.leaseMs, 'leaseMs'),
       renewIntervalMs: positive(options.renewIntervalMs, DEFAULTS.renewIntervalMs, 'renewIntervalMs'),
+      maxActivePerCaller: positive(options.maxActivePerCaller, DEFAULTS.maxActivePerCaller, 'maxActivePerCaller', 'a positive integer'),
     };
   }
 
@@ -153,12 +168,66 @@ export class TaskRunner {
     return Math.min(requested ?? this.settings.defaultTtlMs, this.settings.maxTtlMs);
   }
 
-  /** Stores a new task and starts running it here; resolves once it is stored (so `tasks/get` finds it). */
-  async create(task: TaskRecord): Promise<TaskRecord> {
+  /**
+   * Stores a new task and starts running it here (with `execute`, else the bound executor);
+   * resolves once it is stored, so `tasks/get` finds it. Refuses it with -32600 when its owner
+   * already has `maxActivePerCaller` tasks that are not terminal.
+   */
+  async create(task: TaskRecord, execute?: TaskExecutor): Promise<TaskRecord> {
     this.start();
-    await this.store.create(task);
-    this.run(task);
+    const limit = this.settings.maxActivePerCaller;
+    if (!(await this.store.create(task, limit))) {
+      throw new InvalidRequestError(`Too many tasks in progress for this caller (at most ${limit}); wait for one to end, or cancel one with tasks/cancel`);
+    }
+    this.run(task, execute);
     return task;
+  }
+
+  /**
+   * Asks the client `request` under `key` for a task this replica runs: records the question
+   * (the task is `input_required` until it is answered), then resolves with the answer once
+   * `answer` recorded it, here or on another replica. Rejects when the task ends first or
+   * `signal` aborts.
+   */
+  async ask(taskId: string, key: string, request: TaskInputRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
+    signal.throwIfAborted();
+    let task = await this.store.ask(taskId, { [key]: request }, new Date().toISOString());
+    // The only outstanding question is this one: the task was working until now.
+    if (task && !isTerminal(task.status)) await this.changed(task, outstandingKeys(task).length === 1);
+    for (;;) {
+      if (!task) throw new Error('The task is gone (its time to live ran out)');
+      if (task.inputResponses && Object.hasOwn(task.inputResponses, key)) return task.inputResponses[key];
+      if (isTerminal(task.status)) throw signal.aborted ? signal.reason : new Error(`The task is ${task.status}`);
+      await this.nextChange(taskId, signal);
+      task = await this.store.get(taskId);
+    }
+  }
+
+  /** Records the client's answers to a task's questions (those not outstanding are ignored) and wakes its run wherever it is. */
+  async answer(task: TaskRecord, responses: Record<string, Record<string, unknown>>): Promise<TaskRecord | undefined> {
+    const updated = await this.store.answer(task.taskId, responses, new Date().toISOString());
+    if (updated && updated.lastUpdatedAt !== task.lastUpdatedAt && !isTerminal(updated.status)) await this.changed(updated, updated.status !== task.status);
+    return updated;
+  }
+
+  /**
+   * Calls `watcher` with the task at each of its changes heard here: made on this replica, or
+   * announced by another through the broadcaster. Returns the function that stops it.
+   */
+  watch(taskId: string, watcher: TaskWatcher): () => void {
+    this.start();
+    let watchers = this.watchers.get(taskId);
+    if (!watchers) this.watchers.set(taskId, (watchers = new Set()));
+    watchers.add(watcher);
+    return () => {
+      watchers.delete(watcher);
+      if (watchers.size === 0 && this.watchers.get(taskId) === watchers) this.watchers.delete(taskId);
+    };
+  }
+
+  /** Resolves at the task's next change heard here, or after one poll interval; rejects when `signal` aborts. */
+  changeOf(taskId: string, signal: AbortSignal): Promise<void> {
+    return this.nextChange(taskId, signal);
   }
 
   /** A fresh record for a new task run by this replica. */
@@ -178,21 +247,12 @@ export class TaskRunner {
 
   /** Cancels a task that is not terminal: stores `cancelled`, then aborts its run wherever it is. */
   async cancel(task: TaskRecord, statusMessage: string): Promise<TaskRecord | undefined> {
-    const updated = await this.store.update(task.taskId, { status: 'cancelled', statusMessage, lastUpdatedAt: new Date().toISOString() });
+    const updated = await this.store.update(task.taskId, { status: 'cancelled', statusMessage, lastUpdatedAt: new Date().toISOString(), ...NO_QUESTIONS });
     if (updated?.status === 'cancelled') {
       this.abortLocal(updated.taskId, new Error(statusMessage));
       await this.changed(updated);
     }
     return updated;
-  }
-
-  /** Resolves with the task once terminal (or undefined once gone); rejects when `signal` aborts. */
-  async waitForTerminal(taskId: string, signal: AbortSignal): Promise<TaskRecord | undefined> {
-    for (;;) {
-      const task = await this.store.get(taskId);
-      if (!task || isTerminal(task.status)) return task;
-      await this.nextChange(taskId, signal);
-    }
   }
 
   /** Stops timers, the subscription and this replica's runs (their tasks stay for another replica to claim). */
@@ -204,6 +264,7 @@ export class TaskRunner {
     for (const controller of this.running.values()) controller.abort(new Error('The server closed'));
     this.running.clear();
     for (const wakers of this.waiters.values()) for (const wake of wakers) wake();
+    this.watchers.clear();
     const unsubscribe = this.unsubscribe;
     this.unsubscribe = undefined;
     if (unsubscribe) await unsubscribe.then((stop) => stop()).catch((error) => this.reportError('tasks: unsubscribing failed', error));
@@ -214,8 +275,7 @@ export class TaskRunner {
     return [...this.running.keys()];
   }
 
-  private run(task: TaskRecord): void {
-    const executor = this.executor;
+  private run(task: TaskRecord, executor = this.executor): void {
     if (!executor || this.closed) return;
     const controller = new AbortController();
     this.running.set(task.taskId, controller);
@@ -241,7 +301,8 @@ export class TaskRunner {
     const current = await this.store.get(taskId);
     // Another replica claimed it meanwhile (this one missed its renewals): its run counts.
     if (!current || current.runner !== this.replica || isTerminal(current.status)) return;
-    const changes: Partial<TaskRecord> = { status: outcome.status, lastUpdatedAt: new Date().toISOString() };
+    // The questions and answers may hold what users typed: not kept past the end.
+    const changes: Partial<TaskRecord> = { status: outcome.status, lastUpdatedAt: new Date().toISOString(), ...NO_QUESTIONS };
     if (outcome.statusMessage !== undefined) changes.statusMessage = outcome.statusMessage;
     if (outcome.result !== undefined) changes.result = outcome.result;
     if (outcome.error !== undefined) changes.error = outcome.error;
@@ -276,6 +337,7 @@ export class TaskRunner {
           statusMessage: NOT_RERUN_MESSAGE,
           error: { code: -32603, message: NOT_RERUN_MESSAGE },
           lastUpdatedAt: new Date().toISOString(),
+          ...NO_QUESTIONS,
         });
         if (failed?.status === 'failed') await this.changed(failed);
       }
@@ -286,13 +348,15 @@ export class TaskRunner {
     }
   }
 
-  /** A task's status changed here: wake local waiters, tell the session, publish to the other replicas. */
-  private async changed(task: TaskRecord): Promise<void> {
+  /** A task changed here: wake local waiters, tell watchers and the session, publish to the other replicas. */
+  private async changed(task: TaskRecord, statusChanged = true): Promise<void> {
     this.wake(task.taskId);
+    this.tellWatchers(task);
     const session = sessionOf(task);
-    if (this.listener?.wants(session)) this.listener.changed(task);
+    if (statusChanged && this.listener?.wants(session)) this.listener.changed(task);
     if (!this.broadcaster) return;
     const message: StatusMessage = { from: this.replica, taskId: task.taskId, status: task.status };
+    if (!statusChanged) message.statusChanged = false;
     if (session !== undefined) message.session = session;
     try {
       await this.broadcaster.publish(TASKS_TOPIC, message);
@@ -304,18 +368,34 @@ export class TaskRunner {
 
   /** Another replica changed a task. */
   private received(message: ClusterMessage): void {
-    const { from, taskId, status, session } = message as Partial<StatusMessage>;
+    const { from, taskId, status, session, statusChanged } = message as Partial<StatusMessage>;
     if (from === this.replica || typeof taskId !== 'string') return;
     // Terminal elsewhere (cancelled, or ended by the replica that claimed it): a run here must stop.
     if (status === 'cancelled') this.abortLocal(taskId, new Error('The task was cancelled'));
     else if (status === 'completed' || status === 'failed') this.abortLocal(taskId, new Error(LEASE_LOST_MESSAGE));
     this.wake(taskId);
-    const listener = this.listener;
-    if (listener?.wants(typeof session === 'string' ? session : undefined)) {
+    const listener = statusChanged !== false && this.listener?.wants(typeof session === 'string' ? session : undefined) ? this.listener : undefined;
+    if (listener || this.watchers.has(taskId)) {
       this.store.get(taskId).then(
-        (task) => task && listener.changed(task),
+        (task) => {
+          if (!task) return;
+          listener?.changed(task);
+          this.tellWatchers(task);
+        },
         (error) => this.reportError('tasks: reading a changed task failed', error),
       );
+    }
+  }
+
+  private tellWatchers(task: TaskRecord): void {
+    const watchers = this.watchers.get(task.taskId);
+    if (!watchers) return;
+    for (const watcher of [...watchers]) {
+      try {
+        watcher(task);
+      } catch (error) {
+        this.reportError('tasks: a task watcher failed', error);
+      }
     }
   }
 
@@ -387,8 +467,11 @@ function sessionOf(task: TaskRecord): string | undefined {
   return typeof run?.session === 'string' ? run.session : undefined;
 }
 
-function positive(value: number | undefined, fallback: number, name: string): number {
+/** What a task keeps of its questions once terminal: nothing. */
+const NO_QUESTIONS: Pick<TaskRecord, 'inputRequests' | 'inputResponses'> = { inputRequests: undefined, inputResponses: undefined };
+
+function positive(value: number | undefined, fallback: number, name: string, what = 'a positive integer of milliseconds'): number {
   if (value === undefined) return fallback;
-  if (!(Number.isInteger(value) && value > 0)) throw new DefinitionError('INVALID_OPTION', `McpServer: tasks.${name} must be a positive integer of milliseconds, not ${String(value)}`);
+  if (!(Number.isInteger(value) && value > 0)) throw new DefinitionError('INVALID_OPTION', `McpServer: tasks.${name} must be ${what}, not ${String(value)}`);
   return value;
 }

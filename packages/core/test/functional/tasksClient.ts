@@ -41,7 +41,7 @@ export class TasksClient {
     };
   }
 
-  static async connect(server: McpServer, options: { principal?: Principal; version?: string } = {}): Promise<TasksClient> {
+  static async connect(server: McpServer, options: { principal?: Principal; version?: string; capabilities?: Message } = {}): Promise<TasksClient> {
     const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
     const client = new TasksClient(clientEnd);
     await server.connect(serverEnd, { principal: options.principal });
@@ -49,7 +49,7 @@ export class TasksClient {
     if (options.version !== 'none') {
       const init = await client.request('initialize', {
         protocolVersion: options.version ?? '2025-11-25',
-        capabilities: {},
+        capabilities: options.capabilities ?? {},
         clientInfo: { name: 'tasks-client', version: '1.0.0' },
       });
       if (!init.result) throw new Error(`initialize failed: ${JSON.stringify(init)}`);
@@ -64,6 +64,11 @@ export class TasksClient {
     this.pending.set(id, { method, taskCall });
     void this.transport.send((params ? { jsonrpc: '2.0', id, method, params } : { jsonrpc: '2.0', id, method }) as never);
     return this.waitFor((m) => m.id === id && !('method' in m));
+  }
+
+  /** Answers a request the server sent. */
+  respond(id: unknown, outcome: { result: Message } | { error: Message }): void {
+    void this.transport.send({ jsonrpc: '2.0', id, ...outcome } as never);
   }
 
   async waitFor(match: (message: Message) => boolean, timeoutMs = 3000): Promise<Message> {
@@ -120,7 +125,12 @@ export function expectValidTaskMessages(version: string, client: TasksClient): v
   const failures: string[] = [];
   for (const { message, requestMethod, taskCall } of client.received) {
     let errors: string[];
-    if (version === '2026-07-28') {
+    if (version === '2026-07-28' && message.method === 'notifications/tasks') {
+      // An extension's notification: the envelope, and the task it carries as tasks/get shows it.
+      const { _meta, ...task } = message.params ?? {};
+      errors = detailedTask(task);
+      if (message.jsonrpc !== '2.0' || 'id' in message) errors.push('not a JSON-RPC notification');
+    } else if (version === '2026-07-28') {
       const ownMethod = requestMethod !== undefined && !requestMethod.startsWith('tasks/') && !(taskCall && message.result?.resultType === 'task');
       errors = validateServerMessage(version, message, ownMethod ? { requestMethod } : {});
       if (message.result) errors.push(...modernTaskShape(requestMethod, message.result));
@@ -154,14 +164,30 @@ function modernTaskShape(method: string | undefined, result: Message): string[] 
     isTask(result);
   } else if (method === 'tasks/get') {
     if (result.resultType !== 'complete') errors.push('tasks/get must have resultType "complete"');
-    isTask(result);
-    if (result.status === 'completed') expectDefinitionErrors('CallToolResult', result.result, errors);
-    if (result.status === 'failed' && !(Number.isInteger(result.error?.code) && typeof result.error?.message === 'string')) errors.push('failed task without a JSON-RPC error');
-    if (result.status !== 'completed' && 'result' in result) errors.push('result on a task that is not completed');
+    errors.push(...detailedTask(result));
   } else if (method === 'tasks/cancel' || method === 'tasks/update') {
     const { resultType, _meta, ...rest } = result;
     if (resultType !== 'complete' || Object.keys(rest).length > 0) errors.push(`${method} must answer an empty result, got ${JSON.stringify(result)}`);
   }
+  return errors;
+}
+
+/** The errors of a `DetailedTask` (tasks/get, notifications/tasks): a task, with what its status carries. */
+function detailedTask(task: Message): string[] {
+  const errors: string[] = [];
+  if (typeof task.taskId !== 'string') errors.push('taskId must be a string');
+  if (!STATUSES.includes(task.status)) errors.push(`status ${task.status} is not a task status`);
+  for (const key of ['createdAt', 'lastUpdatedAt']) if (Number.isNaN(Date.parse(task[key]))) errors.push(`${key} must be ISO 8601`);
+  if (!(task.ttlMs === null || Number.isInteger(task.ttlMs))) errors.push('ttlMs must be an integer or null');
+  if ('ttl' in task || 'pollInterval' in task || 'task' in task) errors.push('2025-11-25 field names in a 2026-07-28 task');
+  if (task.status === 'completed') expectDefinitionErrors('CallToolResult', task.result, errors);
+  if (task.status === 'failed' && !(Number.isInteger(task.error?.code) && typeof task.error?.message === 'string')) errors.push('failed task without a JSON-RPC error');
+  if (task.status !== 'completed' && 'result' in task) errors.push('result on a task that is not completed');
+  if (task.status === 'input_required') {
+    const requests = task.inputRequests;
+    if (typeof requests !== 'object' || requests === null || Object.keys(requests).length === 0) errors.push('input_required without inputRequests');
+    else expectDefinitionErrors('InputRequests', requests, errors);
+  } else if ('inputRequests' in task) errors.push(`inputRequests on a ${task.status} task`);
   return errors;
 }
 

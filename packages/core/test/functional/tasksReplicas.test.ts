@@ -1,7 +1,14 @@
 import 'reflect-metadata';
 import { cluster, Context, InMemoryBroadcaster, InMemoryEventStore, InMemorySessionStore, InMemoryTaskStore, McpServer, Tool } from '@typemcp/core';
 import type { Principal } from '@typemcp/core';
-import { deferred, expectValidTaskMessages, sleep, TasksClient } from './tasksClient';
+import { IsString } from 'class-validator';
+import { deferred, expectValidTaskMessages, modernMeta, sleep, TasksClient } from './tasksClient';
+
+class NameForm {
+  @IsString() name!: string;
+}
+
+let askRuns = 0;
 
 let runs = 0;
 let finish = deferred();
@@ -14,6 +21,14 @@ class ReplicaTools {
     // The first run never finishes by itself: its replica goes away under it.
     if (run === 1) await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
     return `done after ${run} runs`;
+  }
+
+  @Tool({ task: 'optional', annotations: { idempotentHint: true }, description: 'Asks a name; its first run then holds until its replica goes' })
+  async asking(ctx: Context): Promise<string> {
+    const run = ++askRuns;
+    const answer = await ctx.elicit('Your name?', NameForm);
+    if (run === 1 && answer.action === 'accept' && answer.content.name === 'held') await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+    return `${answer.action === 'accept' ? answer.content.name : answer.action} after ${run} runs`;
   }
 
   @Tool({ task: 'optional', description: 'Not safe to run again' })
@@ -81,20 +96,27 @@ const tuning = { leaseMs: 120, renewIntervalMs: 30, pollIntervalMs: 1000 };
 
 let servers: McpServer[];
 let clients: TasksClient[];
+let modernClients: TasksClient[];
 
 beforeEach(() => {
   runs = 0;
+  askRuns = 0;
   finish = deferred();
   aborts.length = 0;
   charges = 0;
   servers = [];
   clients = [];
+  modernClients = [];
 });
 
 afterEach(async () => {
   finish.resolve();
   for (const client of clients) {
     expectValidTaskMessages('2025-11-25', client);
+    await client.close();
+  }
+  for (const client of modernClients) {
+    expectValidTaskMessages('2026-07-28', client);
     await client.close();
   }
   for (const server of servers) await server.close();
@@ -112,10 +134,30 @@ function replica(store: InMemoryTaskStore, pollIntervalMs = tuning.pollIntervalM
   return server;
 }
 
-async function client(server: McpServer): Promise<TasksClient> {
-  const connected = await TasksClient.connect(server, { principal: alice });
+async function client(server: McpServer, capabilities?: Record<string, unknown>): Promise<TasksClient> {
+  const connected = await TasksClient.connect(server, { principal: alice, capabilities });
   clients.push(connected);
   return connected;
+}
+
+/** A 2026-07-28 client of `server` (alice's), sending `_meta` with the tasks extension and elicitation. */
+async function modernClient(server: McpServer): Promise<(method: string, params: Record<string, unknown>) => Promise<Record<string, any>>> {
+  const connected = await TasksClient.connect(server, { principal: alice, version: 'none' });
+  modernClients.push(connected);
+  const meta = modernMeta();
+  const capabilities = { ...(meta['io.modelcontextprotocol/clientCapabilities'] as object), elicitation: {} };
+  return (method, params) => connected.request(method, { ...params, _meta: { ...meta, 'io.modelcontextprotocol/clientCapabilities': capabilities } });
+}
+
+/** Two replicas sharing one task store and a broadcaster, as the cluster plugin makes them. */
+function clusterOfTwo(store: InMemoryTaskStore): [McpServer, McpServer] {
+  const broadcaster = new InMemoryBroadcaster();
+  const stores = { sessions: new InMemorySessionStore(), events: new InMemoryEventStore(), broadcaster, tasks: store };
+  const a = replica(store);
+  const b = replica(store);
+  a.plugin(cluster, { ...stores, replicaId: 'replica-a' });
+  b.plugin(cluster, { ...stores, replicaId: 'replica-b' });
+  return [a, b];
 }
 
 describe('tasks across replicas sharing one TaskStore', () => {
@@ -173,6 +215,56 @@ describe('tasks across replicas sharing one TaskStore', () => {
     finish.resolve();
     expect((await result).result.content).toEqual([{ type: 'text', text: 'held done' }]);
     expect(Date.now() - started).toBeLessThan(500);
+  });
+
+  it('2026-07-28: a question asked by a run on one replica is answered on another; the run resumes at once', async () => {
+    const store = new InMemoryTaskStore();
+    const [a, b] = clusterOfTwo(store);
+    const onA = await modernClient(a);
+    const onB = await modernClient(b);
+    const { taskId } = (await onA('tools/call', { name: 'asking', arguments: {} })).result;
+    let waiting: Record<string, any> = {};
+    for (let i = 0; i < 50 && waiting.status !== 'input_required'; i++, await sleep(10)) waiting = (await onB('tasks/get', { taskId })).result;
+    expect(waiting.inputRequests['elicitation-1'].method).toBe('elicitation/create');
+    const answered = Date.now();
+    await onB('tasks/update', { taskId, inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'Ada' } } } });
+    let done: Record<string, any> = {};
+    for (let i = 0; i < 50 && done.status !== 'completed'; i++, await sleep(10)) done = (await onB('tasks/get', { taskId })).result;
+    expect(done.result.content).toEqual([{ type: 'text', text: 'Ada after 1 runs' }]);
+    // Well before the 1 s poll: the answer reached replica A through the broadcaster.
+    expect(Date.now() - answered).toBeLessThan(500);
+    expect((await store.get(taskId))!.runner).toBe('replica-a');
+  });
+
+  it('2025-11-25: tasks/result on another replica puts the question to the client there; the run resumes where it waits', async () => {
+    const store = new InMemoryTaskStore();
+    const [a, b] = clusterOfTwo(store);
+    const onA = await client(a, { elicitation: {} });
+    const onB = await client(b, { elicitation: {} });
+    const taskId = (await onA.request('tools/call', { name: 'asking', arguments: {}, task: {} })).result.task.taskId;
+    const result = onB.request('tasks/result', { taskId });
+    const question = await onB.waitFor((m) => m.method === 'elicitation/create');
+    onB.respond(question.id, { result: { action: 'accept', content: { name: 'Grace' } } });
+    expect((await result).result.content).toEqual([{ type: 'text', text: 'Grace after 1 runs' }]);
+    expect(onA.received.some((r) => r.message.method === 'elicitation/create')).toBe(false);
+  });
+
+  it('a task run again after its replica stopped gets the answers already given instead of asking again', async () => {
+    const store = new InMemoryTaskStore();
+    const a = replica(store, 20);
+    const b = replica(store, 20);
+    const onA = await modernClient(a);
+    const { taskId } = (await onA('tools/call', { name: 'asking', arguments: {} })).result;
+    for (let i = 0; i < 50 && (await store.get(taskId))!.status !== 'input_required'; i++) await sleep(10);
+    await onA('tasks/update', { taskId, inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'held' } } } });
+    await sleep(30);
+    expect(askRuns).toBe(1);
+    await a.close(); // its first run was holding after the answer
+    const onB = await modernClient(b);
+    let done: Record<string, any> = {};
+    for (let i = 0; i < 100 && done.status !== 'completed'; i++, await sleep(10)) done = (await onB('tasks/get', { taskId })).result;
+    expect(done.result.content).toEqual([{ type: 'text', text: 'held after 2 runs' }]);
+    expect(done.inputRequests).toBeUndefined();
   });
 
   it('a replica that missed its renewals for a lease period stops its run once another replica took the task over', async () => {

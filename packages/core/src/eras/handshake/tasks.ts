@@ -37,6 +37,9 @@ export const handshakeTasks: TaskWire = {
     }
     return { ttl: typeof ttl === 'number' ? ttl : undefined };
   },
+  // The methods are the base protocol's: `tasks/get` needs no declaration.
+  admit: () => undefined,
+  directResults: false,
   created: (task) => ({ task: handshakeTask(task) }),
   shown: (task) => handshakeTask(task),
   async cancel(task, cancel) {

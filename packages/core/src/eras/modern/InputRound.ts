@@ -1,5 +1,5 @@
 import { DefinitionError, InternalError, InvalidParamsError, RequestEndedError, withoutStack } from '../../errors';
-import { isPlainObject, quote } from '../../protocol';
+import { isPlainObject, questionKeyPrefix, quote } from '../../protocol';
 import type { OutgoingRequestOptions, RequestId } from '../../protocol';
 import type { LoggingLevel, RequestChannel, RequestScope } from '../../session';
 import { openRequestState, sealRequestState } from './requestState';
@@ -14,12 +14,6 @@ export interface InputRequiredResult {
   inputRequests: Record<string, { method: string; params?: Record<string, unknown> }>;
   requestState: string;
 }
-
-const KEY_PREFIX: Record<string, string> = {
-  'elicitation/create': 'elicitation',
-  'sampling/createMessage': 'sampling',
-  'roots/list': 'roots',
-};
 
 /**
  * The client channel of one 2026-07-28 request (multi round-trip requests). There is no way to
@@ -117,7 +111,7 @@ export class InputRound implements RequestChannel {
 
   private nextKey(method: string): string {
     const { counters, keys } = this.asked!;
-    const prefix = KEY_PREFIX[method] ?? method.replace(/\W+/g, '-');
+    const prefix = questionKeyPrefix(method);
     let count = counters.get(prefix) ?? 0;
     let key: string;
     do key = `${prefix}-${++count}`;

@@ -9,8 +9,19 @@ export interface HeaderParam {
   readonly path: readonly string[];
 }
 
-/** Methods whose target (tool or prompt name, resource uri) is mirrored in `Mcp-Name`. */
-const NAMED: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+/**
+ * Methods whose target is mirrored in `Mcp-Name`: the tool or prompt name, the resource uri
+ * (SEP-2243), the task id of the tasks extension's methods (SEP-2663), so that a balancer
+ * routes a task's requests without reading bodies.
+ */
+const NAMED: Readonly<Record<string, string>> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+};
 
 /**
  * Streamable HTTP, 2026-07-28: the headers that mirror a request's body for intermediaries
