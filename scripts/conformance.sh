@@ -7,6 +7,9 @@
 #   CONFORMANCE_VERSION=0.2.0-alpha.12 CONFORMANCE_SPEC_VERSION=2026-07-28 scripts/conformance.sh
 #       suite 0.2.0-alpha.12, --suite all --spec-version 2026-07-28: the stateless protocol
 #       (every scenario that applies to 2026-07-28, including the draft ones)
+#   CONFORMANCE_VERSION=0.2.0-alpha.12 scripts/conformance.sh
+#       suite 0.2.0-alpha.12, --suite all: every scenario at the revision it was written for,
+#       the extensions' (tasks-*) included
 #
 # The suite needs Node >= 22. When the `node` on PATH is older, Node 22 is installed from
 # the npm registry (the `node-<platform>-<arch>` package, a plain binary with no install

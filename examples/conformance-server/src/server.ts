@@ -5,12 +5,13 @@ import { ConformanceResources } from './ConformanceResources';
 import { ConformanceTools } from './ConformanceTools';
 import { InputRequiredTools } from './InputRequiredTools';
 import { changeListsOf, StatelessTools } from './StatelessTools';
+import { TaskTools } from './TaskTools';
 
 /**
  * The server the official conformance suite (`@modelcontextprotocol/conformance server`) is
  * run against by scripts/conformance.sh: suite 0.1.16 with `--suite all` (2025-11-25 over the
  * handshake) and suite 0.2.0-alpha.12 with `--suite all --spec-version 2026-07-28`
- * (stateless). It offers exactly the tools, resources, prompts and completions the
+ * (stateless), and suite 0.2.0-alpha.12 with `--suite all` alone (the tasks extension). It offers exactly the tools, resources, prompts and completions the
  * scenarios call; see SCENARIOS.md. ConformanceTools comes first: http-header-validation
  * calls the first listed tool with no arguments.
  */
@@ -20,7 +21,7 @@ export function createConformanceServer(): McpServer {
     version: '0.1.0',
     title: 'TypeMCP conformance server',
     instructions: 'Fixtures for the MCP conformance suite; not useful to a model.',
-    providers: [ConformanceTools, InputRequiredTools, StatelessTools, ConformanceResources, ConformancePrompts],
+    providers: [ConformanceTools, InputRequiredTools, StatelessTools, TaskTools, ConformanceResources, ConformancePrompts],
   });
   // test_trigger_tool_change and test_trigger_prompt_change change this server's lists.
   return changeListsOf(server);

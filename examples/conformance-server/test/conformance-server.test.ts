@@ -59,13 +59,13 @@ describe('the conformance server', () => {
   it('lists what the scenarios call, each with a description', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
-      'json_schema_2020_12_tool', 'test_audio_content', 'test_custom_headers', 'test_elicitation', 'test_elicitation_sep1034_defaults',
+      'confirm_delete', 'failing_job', 'greet', 'json_schema_2020_12_tool', 'multi_input', 'protocol_error_job', 'slow_compute', 'test_audio_content', 'test_custom_headers', 'test_elicitation', 'test_elicitation_sep1034_defaults',
       'test_elicitation_sep1330_enums', 'test_embedded_resource', 'test_error_handling', 'test_image_content',
       'test_input_required_result_capabilities', 'test_input_required_result_elicitation', 'test_input_required_result_list_roots',
       'test_input_required_result_multi_round', 'test_input_required_result_multiple_inputs', 'test_input_required_result_request_state',
       'test_input_required_result_sampling', 'test_input_required_result_tampered_state', 'test_logging_tool', 'test_missing_capability',
       'test_multiple_content_types', 'test_reconnection', 'test_sampling', 'test_simple_text', 'test_streaming_elicitation',
-      'test_toggled_tool', 'test_tool_with_logging', 'test_tool_with_progress', 'test_trigger_prompt_change', 'test_trigger_tool_change',
+      'test_toggled_tool', 'test_tool_with_logging', 'test_tool_with_progress', 'test_tool_with_task', 'test_trigger_prompt_change', 'test_trigger_tool_change',
     ]);
     for (const tool of tools) expect(tool.description).toBeTruthy();
     // http-header-validation calls the first listed tool with no arguments.
