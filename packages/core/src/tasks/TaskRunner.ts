@@ -194,11 +194,15 @@ export class TaskRunner {
     let task = await this.store.ask(taskId, { [key]: request }, new Date().toISOString());
     // The only outstanding question is this one: the task was working until now.
     if (task && !isTerminal(task.status)) await this.changed(task, outstandingKeys(task).length === 1);
+    // An answer wakes the run at once (here, or announced by the replica that got it); the
+    // re-reads only catch a lost announcement, so they slow down while the client takes its time.
+    let fallbackMs = this.settings.pollIntervalMs;
     for (;;) {
       if (!task) throw new Error('The task is gone (its time to live ran out)');
       if (task.inputResponses && Object.hasOwn(task.inputResponses, key)) return task.inputResponses[key];
       if (isTerminal(task.status)) throw signal.aborted ? signal.reason : new Error(`The task is ${task.status}`);
-      await this.nextChange(taskId, signal);
+      await this.nextChange(taskId, signal, fallbackMs);
+      fallbackMs = Math.min(fallbackMs * 2, Math.max(MAX_QUESTION_POLL_MS, this.settings.pollIntervalMs));
       task = await this.store.get(taskId);
     }
   }
@@ -415,7 +419,7 @@ export class TaskRunner {
   }
 
   /** Resolves at the task's next status change, or after one poll interval (a lost message only delays). */
-  private nextChange(taskId: string, signal: AbortSignal): Promise<void> {
+  private nextChange(taskId: string, signal: AbortSignal, fallbackMs = this.settings.pollIntervalMs): Promise<void> {
     if (signal.aborted) return Promise.reject(signal.reason);
     if (this.closed) return Promise.reject(new Error('The server closed'));
     return new Promise<void>((resolve, reject) => {
@@ -437,7 +441,7 @@ export class TaskRunner {
         done();
         reject(signal.reason);
       };
-      const timer = setTimeout(wake, this.settings.pollIntervalMs);
+      const timer = setTimeout(wake, fallbackMs);
       timer.unref();
       wakers.add(wake);
       signal.addEventListener('abort', onAbort, { once: true });
@@ -466,6 +470,9 @@ function sessionOf(task: TaskRecord): string | undefined {
   const run = meta?.[TASK_RUN_META] as { session?: unknown } | undefined;
   return typeof run?.session === 'string' ? run.session : undefined;
 }
+
+/** The longest a run waiting for an answer goes without re-reading its task. */
+const MAX_QUESTION_POLL_MS = 30_000;
 
 /** What a task keeps of its questions once terminal: nothing. */
 const NO_QUESTIONS: Pick<TaskRecord, 'inputRequests' | 'inputResponses'> = { inputRequests: undefined, inputResponses: undefined };

@@ -249,6 +249,20 @@ describe('tasks across replicas sharing one TaskStore', () => {
     expect(onA.received.some((r) => r.message.method === 'elicitation/create')).toBe(false);
   });
 
+  it('without a broadcaster, an answer given on another replica reaches the run when it re-reads its task', async () => {
+    const store = new InMemoryTaskStore();
+    const a = replica(store, 20);
+    const b = replica(store, 20);
+    const onA = await modernClient(a);
+    const onB = await modernClient(b);
+    const { taskId } = (await onA('tools/call', { name: 'asking', arguments: {} })).result;
+    for (let i = 0; i < 50 && (await store.get(taskId))!.status !== 'input_required'; i++) await sleep(10);
+    await onB('tasks/update', { taskId, inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'Lin' } } } });
+    let done: Record<string, any> = {};
+    for (let i = 0; i < 200 && done.status !== 'completed'; i++, await sleep(10)) done = (await onB('tasks/get', { taskId })).result;
+    expect(done.result.content).toEqual([{ type: 'text', text: 'Lin after 1 runs' }]);
+  });
+
   it('a task run again after its replica stopped gets the answers already given instead of asking again', async () => {
     const store = new InMemoryTaskStore();
     const a = replica(store, 20);
