@@ -34,7 +34,7 @@ export type {
 } from './runtime';
 export { ClusterService } from './runtime/services';
 export { AuthenticationService } from './access';
-export { Tool, Resource, Prompt, Completion, Description, Title, EnumTitles, UseMiddleware, McpHeader, Scopes, Roles, Guard, Public } from './decorators';
+export { Tool, Resource, Prompt, Completion, Skill, Description, Title, EnumTitles, UseMiddleware, McpHeader, Scopes, Roles, Guard, Public } from './decorators';
 export type { Authentication, AuthChallenge, AccessGuard, GuardInput } from './access';
 export type { Principal } from './protocol';
 export { isInsideRoots } from './features/rootsContain';
@@ -50,7 +50,10 @@ export type {
   ResourceListing,
   PromptOptions,
   CompletionOptions,
+  SkillOptions,
+  SkillContent,
 } from './metadata';
+export type { SkillFolderOptions } from './skills';
 export {
   ErrorCode,
   McpError,

@@ -10,6 +10,7 @@ import Ajv from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { extensionResultSchemas } from './extensionSchemas';
 
 /** The versions with an `initialize` handshake: the ones the official SDK client can speak. */
 export const SUPPORTED_SPEC_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
@@ -77,6 +78,8 @@ interface SpecValidators {
   clientRequests: Map<string, string>;
   /** Methods whose result may be an InputRequiredResult (2026-07-28 and later). */
   inputRequiredMethods: Set<string>;
+  /** Results of official extensions' methods (skills), checked against schemas of their own. */
+  extensionResults: Map<string, ValidateFunction>;
 }
 
 interface SchemaNode {
@@ -144,6 +147,9 @@ function load(version: string): SpecValidators {
     serverNotifications: methodsOf('ServerNotification'),
     clientRequests,
     inputRequiredMethods,
+    extensionResults: new Map(
+      Object.entries(extensionResultSchemas((name) => `${schemaKey(version)}#/${defsKey}/${name}`, definitions.InputRequiredResult !== undefined)).map(([method, extension]) => [method, ajv.compile(extension)]),
+    ),
   };
   cache.set(version, validators);
   return validators;
@@ -280,6 +286,10 @@ export function isClientRequestMethod(version: string, method: string): boolean 
 const ID_OPTIONAL_ERRORS_VERSION = '2025-11-25';
 
 function checkResult(spec: SpecValidators, method: string, result: unknown): string[] {
+  const extension = spec.extensionResults.get(method);
+  if (extension && !spec.clientRequests.has(method)) {
+    return extension(result) ? [] : formatErrors(extension.errors ?? [], `the ${method} result of its extension`, '/result');
+  }
   if (!spec.clientRequests.has(method)) {
     return [`/result answers '${method}', which is not a client request in ${spec.version}; expected an error response`];
   }

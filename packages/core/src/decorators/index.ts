@@ -2,6 +2,7 @@ export { Tool } from './Tool';
 export { Resource } from './Resource';
 export { Prompt } from './Prompt';
 export { Completion } from './Completion';
+export { Skill } from './Skill';
 export { Description } from './Description';
 export { Title } from './Title';
 export { EnumTitles } from './EnumTitles';

@@ -21,6 +21,7 @@ export type DefinitionErrorCode =
   | 'INVALID_OPTION'
   | 'EXPERIMENTAL_DECORATORS_REQUIRED'
   | 'PROVIDER_DEPENDENCIES_UNKNOWN'
-  | 'PLUGIN_DEPENDENCY_MISSING';
+  | 'PLUGIN_DEPENDENCY_MISSING'
+  | 'INVALID_SKILL';
 
 brand(DefinitionError, 'DefinitionError');

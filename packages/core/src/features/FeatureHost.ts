@@ -13,6 +13,7 @@ import type { ClientFeatures, Context } from '../runtime/Context';
 import type { InvocationTarget } from '../runtime/middleware';
 import type { Paginator } from '../runtime/Paginator';
 import type { Registry } from '../runtime/Registry';
+import type { RegisteredSkill, SkillCatalog } from '../skills';
 
 /** The connection of a live handshake-era session, as tasks running in the background reach its client. */
 export interface SessionConnection {
@@ -34,6 +35,9 @@ export interface FeatureHost {
   readonly resourcePages: Paginator<RegisteredResource>;
   readonly templatePages: Paginator<RegisteredResource>;
   readonly promptPages: Paginator<RegisteredPrompt>;
+  /** The skills served (Skills extension), from folders and `@Skill` methods. */
+  readonly skills: SkillCatalog;
+  readonly skillPages: Paginator<RegisteredSkill>;
   readonly debug: boolean;
   /** Who may use and see which target (`@Scopes`, `@Roles`, `@Guard`, `@Public`). */
   readonly access: AccessPolicy;

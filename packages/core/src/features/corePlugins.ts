@@ -8,6 +8,7 @@ import { promptsPlugin } from './prompts';
 import { resourcesPlugin } from './resources';
 import { rootsPlugin } from './roots';
 import { samplingPlugin } from './sampling';
+import { skillsPlugin } from './skills';
 import { subscriptionsPlugin } from './subscriptions';
 import { tasksPlugin } from './tasks';
 import { toolsPlugin } from './tools';
@@ -31,6 +32,7 @@ export function corePlugins(host: FeatureHost): CorePlugin[] {
     tasksPlugin(host),
     promptsPlugin(host),
     resourcesPlugin(host),
+    skillsPlugin(host),
     completionPlugin(host),
     subscriptionsPlugin(host),
     samplingPlugin(host),

@@ -8,15 +8,16 @@ import type { FeatureHost } from './FeatureHost';
 import type { CorePlugin } from '../runtime/plugins';
 import { pageFor, perCaller, visibleTo } from './listFor';
 import { routeAll } from './routeAll';
+import { inSkillNamespace, readSkillFile, skillResources } from './skills';
 
-/** `core:resources`: the resource methods, and the `resources` capability while the server has resources or templates. */
+/** `core:resources`: the resource methods, and the `resources` capability while the server has resources, templates or skills. */
 export function resourcesPlugin(host: FeatureHost): CorePlugin {
   return {
     name: 'core:resources',
     register(plugin) {
       // Subscriptions are the session's: without a handshake, `subscriptions/listen` carries them.
       routeAll(plugin, resourceHandlers(host), { 'resources/subscribe': ['handshake'], 'resources/unsubscribe': ['handshake'] });
-      plugin.capability('resources', () => (host.resources.size > 0 || host.templates.size > 0 ? { subscribe: true, listChanged: true } : undefined));
+      plugin.capability('resources', () => (host.resources.size > 0 || host.templates.size > 0 || host.skills.size > 0 ? { subscribe: true, listChanged: true } : undefined));
     },
   };
 }
@@ -31,8 +32,8 @@ export function resourceHandlers(host: FeatureHost): Record<string, MethodHandle
   const list: MethodHandler = async (params, ctx) => {
     const { page, items } = pageFor(host, host.resourcePages, params.cursor, ctx);
     const listed: Record<string, unknown>[] = (await items).map((r) => r.listing(ctx.revision));
-    // Templates' own enumerations are live, so they follow the (cached) fixed resources on the last page.
-    if (page.nextCursor === undefined) listed.push(...(await enumerateTemplates(host, ctx)));
+    // Templates' own enumerations and the skills' SKILL.md files are live, so they follow the (cached) fixed resources on the last page.
+    if (page.nextCursor === undefined) listed.push(...(await enumerateTemplates(host, ctx)), ...(await skillResources(host, ctx)));
     return perCaller(page.nextCursor === undefined ? { resources: listed } : { resources: listed, nextCursor: page.nextCursor }, host, ctx);
   };
 
@@ -45,7 +46,11 @@ export function resourceHandlers(host: FeatureHost): Record<string, MethodHandle
   const read: MethodHandler = async (params, ctx) => {
     const uri = requireUri(params, 'resources/read');
     const found = findResource(host, uri);
-    if (!found) throw resourceNotFound(uri);
+    if (!found) {
+      const contents = await readSkillFile(host, uri, ctx);
+      if (contents) return { contents };
+      throw resourceNotFound(uri);
+    }
     await host.access.check(found.resource.target, ctx);
     const args = found.variables === undefined ? [ctx] : [found.variables, ctx];
     const cache = found.resource.definition.options.cache;
@@ -57,8 +62,9 @@ export function resourceHandlers(host: FeatureHost): Record<string, MethodHandle
     const uri = requireUri(params, 'resources/subscribe');
     if (ctx.session?.stateless) throw new InvalidRequestError('resources/subscribe needs a session; this server is stateless');
     const found = findResource(host, uri);
-    if (!found) throw resourceNotFound(uri);
-    await host.access.check(found.resource.target, ctx);
+    const skill = found ? undefined : inSkillNamespace(host, uri);
+    if (!found && !skill) throw resourceNotFound(uri);
+    await host.access.check(found ? found.resource.target : skill!.target, ctx);
     if (ctx.session && !ctx.session.subscriptions.has(uri)) {
       ctx.session.subscriptions.add(uri);
       ctx.session.changed();

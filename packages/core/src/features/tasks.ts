@@ -34,7 +34,8 @@ export function tasksPlugin(host: FeatureHost): CorePlugin {
       plugin.capability('tasks', (_version, revision) =>
         revision.taskAugmentation && anyTaskTool(host) ? { list: {}, cancel: {}, requests: { tools: { call: {} } } } : undefined,
       );
-      plugin.extension(TASKS_EXTENSION, () => (anyTaskTool(host) ? {} : undefined));
+      // 2025-11-25 has tasks in the protocol itself (`capabilities.tasks`); the extension replaced them.
+      plugin.extension(TASKS_EXTENSION, (_version, revision) => (revision.tasks && !revision.taskAugmentation && anyTaskTool(host) ? {} : undefined));
       host.tasks.bind(taskExecutor(host), statusNotifier(host));
       // Timers and the store are touched only once a tool supports tasks.
       const startWhenNeeded = () => {

@@ -9,12 +9,13 @@ import type {
   PropertyEnumTitles,
   PropertyTitle,
   ResourceDefinition,
+  SkillDefinition,
   ToolDefinition,
 } from './definitions';
 
 const CLASS_LEVEL = Symbol('class');
 
-type ProviderDefinition = ToolDefinition | ResourceDefinition | PromptDefinition | CompletionDefinition;
+type ProviderDefinition = ToolDefinition | ResourceDefinition | PromptDefinition | CompletionDefinition | SkillDefinition;
 type Kind = ProviderDefinition['kind'];
 type DefinitionOf<K extends Kind> = Extract<ProviderDefinition, { kind: K }>;
 

@@ -165,6 +165,40 @@ export interface CompletionDefinition {
   options: CompletionOptions;
 }
 
+/** `@Skill`: a skill whose files a provider method makes (Skills extension). */
+export interface SkillOptions {
+  /**
+   * The skill's path in the namespace: its name (`git-workflow`), or prefix segments then its
+   * name (`acme/billing/refunds`). The name is the last segment and follows the Agent Skills
+   * naming rules: lowercase letters, digits and hyphens.
+   */
+  path: string;
+  /** What the skill does and when to use it: the `description` of its frontmatter. */
+  description: string;
+  /** Further frontmatter fields (`license`, `compatibility`, `metadata`, `allowed-tools`, …), sent verbatim. */
+  frontmatter?: Record<string, unknown>;
+  /**
+   * `'dynamic'`: the method runs for every read, and listings carry `resources: "dynamic"`
+   * instead of a manifest of digests. By default the method runs once, when the skill is
+   * first asked for, and its files are served from then on.
+   */
+  resources?: 'dynamic';
+}
+
+/** What a `@Skill` method returns: the `SKILL.md` body (after the frontmatter), and the skill's other files by path. */
+export interface SkillContent {
+  instructions: string;
+  /** Paths under the skill's root (`references/GUIDE.md`), `/`-separated; text or bytes. */
+  files?: Record<string, string | Uint8Array>;
+}
+
+export interface SkillDefinition {
+  kind: 'skill';
+  target: Constructor;
+  methodName: string;
+  options: SkillOptions;
+}
+
 /** What `@UseMiddleware` declared on a class (no methodName) or one method. */
 export interface MiddlewareDeclaration {
   target: Constructor;

@@ -3,7 +3,7 @@ import type { Context } from './Context';
 
 /** The author code a middleware around an author call wraps. */
 export interface InvocationTarget {
-  readonly kind: 'tool' | 'resource' | 'prompt' | 'completion';
+  readonly kind: 'tool' | 'resource' | 'prompt' | 'completion' | 'skill';
   /** The tool or prompt name, the resource uri or template, the completed argument. */
   readonly name: string;
   readonly provider: Constructor;

@@ -42,8 +42,8 @@ export interface PluginHost {
   capability(name: string, value: CapabilityValue): void;
   /**
    * Advertises one extension under `capabilities.extensions[name]` with these settings, to
-   * 2026-07-28 clients only (a value per protocol version may leave it out). Extensions of several plugins are
-   * merged; a name already advertised is refused. `capability('extensions', …)` is refused: use this.
+   * clients of every protocol version (a value per protocol version may leave it out). Extensions of several
+   * plugins are merged; a name already advertised is refused. `capability('extensions', …)` is refused: use this.
    */
   extension(name: string, settings: CapabilityValue): void;
   /**
@@ -77,9 +77,10 @@ export interface Plugin<Options = void> {
 export type CoreCapabilityValue = Record<string, unknown> | ((protocolVersion: string, revision: Revision) => Record<string, unknown> | undefined);
 
 /** The host the built-in features get: a plugin's, with routes that exist in some eras only and capabilities per revision. */
-export interface CorePluginHost extends Omit<PluginHost, 'capability'> {
+export interface CorePluginHost extends Omit<PluginHost, 'capability' | 'extension'> {
   route(method: string, handler: PluginRequestHandler, eras?: readonly EraName[]): void;
   capability(name: string, value: CoreCapabilityValue): void;
+  extension(name: string, settings: CoreCapabilityValue): void;
 }
 
 /** A built-in feature: a plugin on the same seam, with the core host. */
@@ -95,7 +96,7 @@ export interface PluginAdditions {
   routes: Array<[string, PluginRequestHandler, readonly EraName[] | undefined]>;
   notifications: Array<[string, PluginNotificationHandler]>;
   capabilities: Array<[string, CoreCapabilityValue]>;
-  extensions: Array<[string, CapabilityValue]>;
+  extensions: Array<[string, CoreCapabilityValue]>;
   services: Map<ServiceKey<unknown>, unknown>;
   observers: ServerObserver[];
   closeHooks: Array<() => void | Promise<void>>;

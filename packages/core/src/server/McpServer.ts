@@ -6,6 +6,7 @@ import type { Middleware } from '../runtime/middleware';
 import type { Plugin } from '../runtime/plugins';
 import type { Registry } from '../runtime/Registry';
 import type { Session } from '../session';
+import type { SkillFolderOptions } from '../skills';
 import type { FetchHandler, FetchHandlerOptions, HttpHandlerOptions, NodeHttpHandler } from '../transports';
 import { listenHttp, listenStdio } from './listen';
 import type { ConnectOptions, HttpListenOptions, ListControl, ListenAddress, ListenOptions, McpServerOptions, PromptsControl, ResourcesControl, StdioListenOptions, ToolsControl } from './options';
@@ -63,6 +64,18 @@ export class McpServer {
    */
   register(provider: Constructor): void {
     this.runtime.register(provider);
+  }
+
+  /**
+   * Serves a folder of Agent Skills over the Skills extension: every directory below it with a
+   * `SKILL.md` is a skill at `skill://<its path>/SKILL.md`, each file a resource. Read here: a
+   * malformed `SKILL.md`, a name that is not its directory's, a skill over the limits or a link
+   * out of the folder throws a DefinitionError naming the file. `watch: true` serves changes
+   * as they happen. Returns the server.
+   */
+  skills(folder: string, options: SkillFolderOptions = {}): this {
+    this.runtime.serveSkills(folder, options);
+    return this;
   }
 
   /** Serves one client over the given transport; resolves once the transport has started. */

@@ -34,6 +34,8 @@ import type { CoreCapabilityValue, Plugin, PluginAdditions, PluginTarget, Servic
 import type { RegisteredPrompt } from '../runtime/buildPrompt';
 import type { RegisteredResource } from '../runtime/buildResource';
 import type { RegisteredTool } from '../runtime/buildTool';
+import { SkillCatalog } from '../skills';
+import type { RegisteredSkill, SkillFolderOptions } from '../skills';
 import { Registry } from '../runtime/Registry';
 import { ClientFeatureServices, ClusterService } from '../runtime/services';
 import { createFetchHandler, createNodeHandler } from '../transports';
@@ -43,6 +45,7 @@ import { ClusterLink } from './ClusterLink';
 import type { ClusterChange } from './ClusterLink';
 import type { McpServerOptions } from './options';
 import { registerProvider } from './registerProvider';
+import { serveSkillFolder } from './skillFolders';
 
 /** Something that takes requests from outside and must stop before the connections close (an HTTP listener). */
 export interface Listener {
@@ -71,6 +74,8 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
   readonly resourcePages: Paginator<RegisteredResource>;
   readonly templatePages: Paginator<RegisteredResource>;
   readonly promptPages: Paginator<RegisteredPrompt>;
+  readonly skills = new SkillCatalog();
+  readonly skillPages: Paginator<RegisteredSkill>;
   readonly access = new AccessPolicy();
   readonly changes = new ChangeBroadcaster();
   readonly dispatcher = new Dispatcher();
@@ -144,6 +149,7 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
     this.resourcePages = new Paginator('resources', this.resources, pageSize);
     this.templatePages = new Paginator('templates', this.templates, pageSize);
     this.promptPages = new Paginator('prompts', this.prompts, pageSize);
+    this.skillPages = new Paginator('skills', this.skills.registry, pageSize);
     for (const provider of options.providers ?? []) this.register(provider);
 
     this.log = createLogger((level, data, logger) => {
@@ -154,6 +160,8 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
     this.onListChange(this.prompts, 'notifications/prompts/list_changed');
     this.onListChange(this.resources, 'notifications/resources/list_changed');
     this.onListChange(this.templates, 'notifications/resources/list_changed');
+    // Each skill's SKILL.md is in resources/list.
+    this.onListChange(this.skills.registry, 'notifications/resources/list_changed');
     this.tasks = new TaskRunner(options.tasks, (what, error) => this.reportError(what, error));
     this.changes.listen({
       filter: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true },
@@ -181,6 +189,11 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
     this.resolver.register(provider);
     added.commit();
     if (added.completions > 0) this.described.clear();
+  }
+
+  /** Serves a folder of skills (see McpServer.skills). */
+  serveSkills(folder: string, options: SkillFolderOptions): void {
+    serveSkillFolder(this, folder, options);
   }
 
   /** Serves one client over the given transport; resolves once the transport has started. */

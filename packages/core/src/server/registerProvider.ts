@@ -6,16 +6,17 @@ import type { CompletionDefinition, Constructor } from '../metadata';
 import { buildPrompt } from '../runtime/buildPrompt';
 import { buildResource } from '../runtime/buildResource';
 import { buildTool } from '../runtime/buildTool';
+import { buildSkill } from '../skills';
 import type { InvocationTarget } from '../runtime/middleware';
 import type { Registry } from '../runtime/Registry';
 
 /** The registries a provider class adds to: the features', with completions that may grow. */
-export type ProviderRegistries = Pick<FeatureHost, 'tools' | 'resources' | 'templates' | 'prompts' | 'access'> & {
+export type ProviderRegistries = Pick<FeatureHost, 'tools' | 'resources' | 'templates' | 'prompts' | 'skills' | 'access'> & {
   readonly completions: Map<string, CompletionDefinition & { provider: Constructor; invocation: InvocationTarget }>;
 };
 
 /**
- * Builds everything a provider class declares (tools, resources, templates, prompts,
+ * Builds everything a provider class declares (tools, resources, templates, prompts, skills,
  * completions) and checks it against what is registered: a name taken, a completion of a
  * prompt or template nobody registered. Nothing is added until `commit`, so a class that
  * fails leaves nothing of itself behind.
@@ -25,6 +26,7 @@ export function registerProvider(registries: ProviderRegistries, provider: Const
   const tools = metadataStore.definitionsOf(provider, 'tool').map((d) => ({ item: buildTool(d, provider), at: origin(d.methodName) }));
   const resources = metadataStore.definitionsOf(provider, 'resource').map((d) => ({ item: buildResource(d, provider), at: origin(d.methodName) }));
   const prompts = metadataStore.definitionsOf(provider, 'prompt').map((d) => ({ item: buildPrompt(d, provider), at: origin(d.methodName) }));
+  const skills = metadataStore.definitionsOf(provider, 'skill').map((d) => ({ item: buildSkill(d, provider), at: origin(d.methodName) }));
   const additions: Array<{ registry: Registry<unknown>; key: string; item: unknown; at: string }> = [
     ...tools.map(({ item, at }) => ({ registry: registries.tools as Registry<unknown>, key: item.name, item, at })),
     ...resources.map(({ item, at }) => ({
@@ -34,6 +36,7 @@ export function registerProvider(registries: ProviderRegistries, provider: Const
       at,
     })),
     ...prompts.map(({ item, at }) => ({ registry: registries.prompts as Registry<unknown>, key: item.name, item, at })),
+    ...skills.map(({ item, at }) => ({ registry: registries.skills.registry as Registry<unknown>, key: item.path, item, at })),
   ];
   // Check every name first, so a failing class leaves nothing of itself registered.
   const claimed = new Set<string>();

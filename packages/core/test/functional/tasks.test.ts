@@ -315,10 +315,10 @@ describe('tasks, protocol 2026-07-28 (extension io.modelcontextprotocol/tasks)',
     const client = await connect({ version: 'none' });
     const discovered = await client.request('server/discover', { _meta: modernMeta(false) });
     expect(discovered.result.capabilities.extensions).toEqual({ [TASKS_EXTENSION]: {}, 'com.example/thing': { level: 2 } });
-    // Extensions are a 2026-07-28 capability: a handshake-era client sees none.
+    // A handshake-era client sees the plugin's extension, and tasks as 2025-11-25 has them (not the extension).
     const legacy = await connect();
     expect(legacy.received[0].message.result.capabilities).toMatchObject({ tasks: expect.any(Object) });
-    expect(legacy.received[0].message.result.capabilities.extensions).toBeUndefined();
+    expect(legacy.received[0].message.result.capabilities.extensions).toEqual({ 'com.example/thing': { level: 2 } });
   });
 
   it('returns resultType "task" to a client that declared the extension; tasks/get carries the result once completed', async () => {

@@ -272,3 +272,27 @@ describe('expectValidServerMessages', () => {
     expect(report).not.toContain('#0');
   });
 });
+
+describe('validateServerMessage: results of the skills extension (SEP-2640)', () => {
+  const digest = `sha256:${'ab'.repeat(32)}`;
+  const skill = { uri: 'skill://git-workflow/SKILL.md', frontmatter: { name: 'git-workflow', description: 'Git' }, resources: [{ uri: 'skill://git-workflow/SKILL.md', digest, size: 10 }] };
+  const modern = { resultType: 'complete', ttlMs: 0, cacheScope: 'public' };
+  const check = (version: string, method: string, result: unknown) => validateServerMessage(version, response(result), { requestMethod: method });
+
+  it('accepts the extension specification examples, in both eras', () => {
+    expect(check(MODERN_SPEC_VERSION, 'skills/list', { ...modern, skills: [skill, { ...skill, uri: 'skill://reports/daily/SKILL.md', resources: 'dynamic' }] })).toEqual([]);
+    expect(check(MODERN_SPEC_VERSION, 'skills/get', { ...modern, skill })).toEqual([]);
+    expect(check(MODERN_SPEC_VERSION, 'resources/directory/read', { resultType: 'complete', resources: [{ uri: 'skill://a/b', name: 'b', mimeType: 'inode/directory' }] })).toEqual([]);
+    expect(check('2025-11-25', 'skills/list', { skills: [skill], nextCursor: 'abc' })).toEqual([]);
+    expect(check('2025-11-25', 'skills/get', { skill })).toEqual([]);
+  });
+
+  it('refuses what the extension rules out', () => {
+    expect(check(MODERN_SPEC_VERSION, 'skills/list', { resultType: 'complete', skills: [skill] }).join('\n')).toMatch(/ttlMs/);
+    expect(check(MODERN_SPEC_VERSION, 'skills/get', { ...modern, skill, nextCursor: 'x' }).join('\n')).toMatch(/must NOT be valid/);
+    expect(check('2025-11-25', 'skills/list', { skills: [{ ...skill, resources: [{ uri: skill.uri, digest: 'sha256:ABC', size: 1 }] }] }).join('\n')).toMatch(/digest must match pattern/);
+    expect(check('2025-11-25', 'skills/list', { skills: [{ ...skill, resources: 'static' }] })).not.toEqual([]);
+    expect(check('2025-11-25', 'skills/get', { skill: { uri: skill.uri, frontmatter: { name: 'x' }, resources: 'dynamic' } }).join('\n')).toMatch(/description/);
+    expect(check(MODERN_SPEC_VERSION, 'resources/directory/read', { resultType: 'complete', resources: [{ uri: 'skill://a/b' }] }).join('\n')).toMatch(/name/);
+  });
+});

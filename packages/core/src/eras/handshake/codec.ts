@@ -37,8 +37,14 @@ export const handshakeCodec: EraCodec = {
       if (websiteUrl !== undefined) serverInfo.websiteUrl = websiteUrl;
       if (icons !== undefined) serverInfo.icons = icons;
     }
-    // `extensions` is a 2026-07-28 capability: handshake clients never see it.
-    const result: Record<string, unknown> = { protocolVersion: revision.version, capabilities: server.capabilities(revision), serverInfo };
+    // Extensions negotiate in `capabilities.extensions` at every version; each says at which it applies.
+    const capabilities = server.capabilities(revision);
+    const extensions = server.extensions(revision);
+    const result: Record<string, unknown> = {
+      protocolVersion: revision.version,
+      capabilities: Object.keys(extensions).length > 0 ? { ...capabilities, extensions } : capabilities,
+      serverInfo,
+    };
     if (server.instructions !== undefined) result.instructions = server.instructions;
     return result;
   },

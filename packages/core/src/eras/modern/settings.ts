@@ -8,7 +8,7 @@ export interface CacheHint {
 }
 
 /** The methods whose 2026-07-28 results carry caching hints. */
-export type CacheableMethod = 'server/discover' | 'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'resources/read';
+export type CacheableMethod = 'server/discover' | 'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'resources/read' | 'skills/list' | 'skills/get' | 'resources/directory/read';
 
 const DEFAULT_CACHE_HINTS: Record<CacheableMethod, CacheHint> = {
   'server/discover': { ttlMs: 0, cacheScope: 'public' },
@@ -17,6 +17,9 @@ const DEFAULT_CACHE_HINTS: Record<CacheableMethod, CacheHint> = {
   'resources/list': { ttlMs: 0, cacheScope: 'public' },
   'resources/templates/list': { ttlMs: 0, cacheScope: 'public' },
   'resources/read': { ttlMs: 0, cacheScope: 'private' },
+  'skills/list': { ttlMs: 0, cacheScope: 'public' },
+  'skills/get': { ttlMs: 0, cacheScope: 'public' },
+  'resources/directory/read': { ttlMs: 0, cacheScope: 'public' },
 };
 
 /** What the server sets for requests without a handshake. */
