@@ -41,6 +41,9 @@
 #   CONFORMANCE_CACHE         cache directory (default <repo>/.conformance)
 #   CONFORMANCE_PORT          port for the server (default 0: a free one)
 #   CONFORMANCE_VERBOSE=1     print the suite's output unfiltered
+#   CONFORMANCE_NO_SKIP       a regular expression of scenario names (e.g. ^sep-2640-): a check
+#                             of theirs that was SKIPPED fails the run, as does no check of theirs
+#                             having run at all
 #
 # Logs and results of a run go to .conformance/run-<version>[-<spec version>]/.
 # Exit code: the suite's (0 when every check of every scenario passed).
@@ -205,19 +208,30 @@ fi
 "$SUITE_NODE" -e '
   const fs = require("node:fs"), path = require("node:path");
   const dir = process.argv[1];
-  const rows = { FAILURE: [], WARNING: [] };
+  const noSkip = process.argv[2] ? new RegExp(process.argv[2]) : undefined;
+  const rows = { FAILURE: [], WARNING: [], SKIPPED: [] };
+  let guarded = 0;
   for (const run of fs.existsSync(dir) ? fs.readdirSync(dir).sort() : []) {
     const file = path.join(dir, run, "checks.json");
     if (!fs.existsSync(file)) continue;
     const scenario = run.replace(/^server-/, "").replace(/-\d{4}-\d\d-\d\dT.*$/, "");
+    const guardedScenario = noSkip !== undefined && noSkip.test(scenario);
     for (const c of JSON.parse(fs.readFileSync(file, "utf8"))) {
+      if (guardedScenario) guarded++;
+      if (c.status === "SKIPPED" && !guardedScenario) continue;
       if (rows[c.status]) rows[c.status].push(`  ${scenario} / ${c.id}: ${c.errorMessage ?? c.description}`);
     }
   }
+  const titles = { FAILURE: "Failed", WARNING: "Warning", SKIPPED: "Skipped (not allowed by CONFORMANCE_NO_SKIP)" };
   for (const [status, lines] of Object.entries(rows)) {
-    if (lines.length) console.log(`\n${status === "FAILURE" ? "Failed" : "Warning"} checks (${lines.length}):\n${lines.join("\n")}`);
+    if (lines.length) console.log(`\n${titles[status]} checks (${lines.length}):\n${lines.join("\n")}`);
   }
-' "$RESULTS"
+  if (noSkip !== undefined) {
+    if (guarded === 0) { console.log(`\nNo check of a scenario matching ${noSkip} ran`); process.exit(1); }
+    if (rows.SKIPPED.length > 0) process.exit(1);
+    console.log(`\n${guarded} checks of scenarios matching ${noSkip} ran, none skipped`);
+  }
+' "$RESULTS" "${CONFORMANCE_NO_SKIP:-}" || status=$((status == 0 ? 1 : status))
 
 log "suite output: ${SUITE_LOG#"$ROOT"/}; checks per scenario: ${RESULTS#"$ROOT"/}/*/checks.json; server log: ${SERVER_LOG#"$ROOT"/}"
 log "suite exit code $status"

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import path from 'node:path';
 import { McpServer } from '@typemcp/core';
 import { ConformancePrompts } from './ConformancePrompts';
 import { ConformanceResources } from './ConformanceResources';
@@ -11,7 +12,8 @@ import { TaskTools } from './TaskTools';
  * The server the official conformance suite (`@modelcontextprotocol/conformance server`) is
  * run against by scripts/conformance.sh: suite 0.1.16 with `--suite all` (2025-11-25 over the
  * handshake) and suite 0.2.0-alpha.12 with `--suite all --spec-version 2026-07-28`
- * (stateless), and suite 0.2.0-alpha.12 with `--suite all` alone (the tasks extension). It offers exactly the tools, resources, prompts and completions the
+ * (stateless), and suite 0.2.0-alpha.12 with `--suite all` alone (the tasks and skills
+ * extensions). It offers exactly the tools, resources, prompts, completions and skills the
  * scenarios call; see SCENARIOS.md. ConformanceTools comes first: http-header-validation
  * calls the first listed tool with no arguments.
  */
@@ -23,6 +25,8 @@ export function createConformanceServer(): McpServer {
     instructions: 'Fixtures for the MCP conformance suite; not useful to a model.',
     providers: [ConformanceTools, InputRequiredTools, StatelessTools, TaskTools, ConformanceResources, ConformancePrompts],
   });
+  // sep-2640-*: one skill with a subdirectory (skills/ beside src/ and dist/).
+  server.skills(path.join(__dirname, '..', 'skills'));
   // test_trigger_tool_change and test_trigger_prompt_change change this server's lists.
   return changeListsOf(server);
 }

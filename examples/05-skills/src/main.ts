@@ -1,0 +1,19 @@
+import { createSkillsServer } from './server';
+
+const server = createSkillsServer({ watch: process.argv.includes('--watch') });
+
+if (process.argv.includes('--stdio')) {
+  void server.listen({ transport: 'stdio' });
+} else {
+  const port = Number(process.env.PORT ?? 3000);
+  void server.listen({ transport: 'http', host: '127.0.0.1', port }).then(({ url }) => {
+    process.stderr.write(
+      [
+        `skills: serving MCP with the Skills extension at ${url}`,
+        `List the skills: npx @modelcontextprotocol/inspector --cli --method skills/list ${url}`,
+        `Run "node ${process.argv[1]} --stdio" to serve over stdio, add --watch to reload the skills folder on change.`,
+        '',
+      ].join('\n'),
+    );
+  });
+}
