@@ -83,7 +83,7 @@ describe('the conformance server', () => {
     for (const prompt of prompts) expect(prompt.description).toBeTruthy();
 
     const { resources } = await client.listResources();
-    expect(resources.map((r) => r.uri)).toEqual(['test://static-text', 'test://static-binary', 'test://watched-resource']);
+    expect(resources.map((r) => r.uri)).toEqual(['test://static-text', 'test://static-binary', 'test://watched-resource', 'skill://pdf-processing/SKILL.md']);
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['test://template/{id}/data']);
   });

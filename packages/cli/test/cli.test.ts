@@ -42,6 +42,17 @@ describe('typemcp inspect', () => {
     expect(inventory.prompts.map((p: { name: string }) => p.name)).toEqual(['welcome']);
   });
 
+  it('lists the skills of a server that serves them', () => {
+    const result = runCli(['inspect', path.join(__dirname, '..', '..', '..', 'examples', '05-skills', 'src', 'main.ts')]);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/Skills \(6\)\n {2}skill:\/\/acme\/billing\/refunds\/SKILL\.md +Process customer refund requests/);
+    expect(result.stdout).toMatch(/skill:\/\/pdf-processing\/SKILL\.md +Extract text and tables[^\n]*\n +files: 6, \d+ bytes/);
+    expect(result.stdout).toMatch(/skill:\/\/team\/on-call\/SKILL\.md +Find who is on call[^\n]*\n +files: dynamic/);
+    const json = JSON.parse(runCli(['inspect', path.join(__dirname, '..', '..', '..', 'examples', '05-skills', 'src', 'main.ts'), '--json']).stdout);
+    expect(json.skills.map((s: { frontmatter: { name: string } }) => s.frontmatter.name)).toEqual(['refunds', 'partial-refunds', 'git-workflow', 'pdf-processing', 'release-checklist', 'on-call']);
+    expect(runCli(['inspect', cjsServer, '--json']).stdout).not.toContain('"skills"');
+  });
+
   it("compiles a TypeScript entry as the project's tsconfig.json says", () => {
     const dir = copyFixture('cjs');
     // No experimentalDecorators: standard decorators, as tsc would compile them, which TypeMCP refuses with the fix.

@@ -12,6 +12,7 @@ import type {
   ListedPrompt,
   ListedResource,
   ListedResourceTemplate,
+  ListedSkill,
   ListedTool,
   ReadResourceResult,
   ListenFilter,
@@ -93,6 +94,11 @@ export class TestClient {
 
   async listResourceTemplates(): Promise<ListedResourceTemplate[]> {
     return this.listAll<ListedResourceTemplate>('resources/templates/list', 'resourceTemplates');
+  }
+
+  /** Every skill of every `skills/list` page (Skills extension). */
+  async listSkills(): Promise<ListedSkill[]> {
+    return this.listAll<ListedSkill>('skills/list', 'skills');
   }
 
   async readResource(uri: string): Promise<ReadResourceResult> {

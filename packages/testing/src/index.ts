@@ -25,6 +25,7 @@ export type {
   ContentBlock,
   ListedResource,
   ListedResourceTemplate,
+  ListedSkill,
   ResourceContents,
   ReadResourceResult,
   ListedPrompt,

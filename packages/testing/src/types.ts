@@ -29,6 +29,13 @@ export interface ListedResource extends JsonObject {
   mimeType?: string;
 }
 
+/** A `skills/list` entry (Skills extension): the skill's `SKILL.md` URI, frontmatter and files. */
+export interface ListedSkill extends JsonObject {
+  uri: string;
+  frontmatter: JsonObject & { name: string; description: string };
+  resources: Array<{ uri: string; digest: string; size: number }> | 'dynamic';
+}
+
 export interface ListedResourceTemplate extends JsonObject {
   uriTemplate: string;
   name: string;

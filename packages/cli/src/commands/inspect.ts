@@ -1,4 +1,4 @@
-import type { JsonObject, ListedPrompt, ListedResource, ListedResourceTemplate, ListedTool } from '@typemcp/testing';
+import type { JsonObject, ListedPrompt, ListedResource, ListedResourceTemplate, ListedSkill, ListedTool } from '@typemcp/testing';
 import { connectToEntry } from '../connect';
 import type { Output } from '../output';
 
@@ -11,7 +11,11 @@ export interface Inventory {
   resources: ListedResource[];
   resourceTemplates: ListedResourceTemplate[];
   prompts: ListedPrompt[];
+  /** Only when the server serves skills (the `io.modelcontextprotocol/skills` extension). */
+  skills?: ListedSkill[];
 }
+
+const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
 
 /** Everything a server offers, each list read to its end. */
 export async function readInventory(entry: string): Promise<Inventory> {
@@ -28,6 +32,7 @@ export async function readInventory(entry: string): Promise<Inventory> {
       resources: capabilities.resources ? await client.listResources() : [],
       resourceTemplates: capabilities.resources ? await client.listResourceTemplates() : [],
       prompts: capabilities.prompts ? await client.listPrompts() : [],
+      ...((capabilities.extensions as JsonObject | undefined)?.[SKILLS_EXTENSION] ? { skills: await client.listSkills() } : {}),
     };
   } finally {
     await connection.close();
@@ -77,6 +82,16 @@ export function formatInventory(inv: Inventory, out: Pick<Output, 'bold' | 'dim'
       (p.arguments ?? []).map((a) => `argument ${a.name}${a.required ? '' : '?'}${a.description ? `: ${a.description}` : ''}`),
     ]),
   );
+  if (inv.skills) {
+    section(
+      'Skills',
+      inv.skills.map((s) => [
+        s.uri,
+        s.frontmatter.description,
+        [s.resources === 'dynamic' ? 'files: dynamic' : `files: ${s.resources.length}, ${s.resources.reduce((bytes, r) => bytes + r.size, 0)} bytes`],
+      ]),
+    );
+  }
   return `${lines.join('\n')}\n`;
 }
 
