@@ -4,6 +4,7 @@ import type { Context } from '../runtime/Context';
 import type { FeatureHost } from './FeatureHost';
 import type { CorePlugin } from '../runtime/plugins';
 import { findResource } from './resources';
+import { inSkillNamespace } from './skills';
 import { listenToTasks } from './tasks';
 
 const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId';
@@ -53,11 +54,11 @@ async function listen(host: FeatureHost, params: Record<string, unknown>, ctx: C
 async function readable(host: FeatureHost, uris: readonly string[], ctx: Context): Promise<string[]> {
   const allowed = await Promise.all(
     uris.map(async (uri) => {
-      const found = findResource(host, uri);
+      const target = findResource(host, uri)?.resource.target ?? inSkillNamespace(host, uri)?.target;
       // Nothing to read there now, so no rule to check: under access rules that is not enough.
-      if (!found) return false;
+      if (!target) return false;
       try {
-        await host.access.check(found.resource.target, ctx);
+        await host.access.check(target, ctx);
         return true;
       } catch (error) {
         if (error instanceof AccessDeniedError) return false;

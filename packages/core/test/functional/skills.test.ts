@@ -508,4 +508,26 @@ describe('a watched skills folder', () => {
     expect(errors[0]).toMatch(/reloading the skills failed; the skills read before are still served/);
     await expect(client.request('skills/get', { uri: 'skill://new-skill/SKILL.md' })).resolves.toBeDefined();
   });
+
+  it('at 2026-07-28, a listen stream hears of a changed skill file, and only of skills its caller may read', async () => {
+    metadataStore.clear();
+    class Guarded {
+      @Skill({ path: 'internal/payroll', description: 'Run payroll' })
+      @Scopes('payroll')
+      payroll(): string {
+        return 'Payroll steps\n';
+      }
+    }
+    const folder = sampleFolder();
+    const server = new McpServer({ name: 'watched', version: '1', providers: [Guarded] }).skills(folder, { watch: true });
+    servers.push(server);
+    const client = await clientOf(server, '2026-07-28', { subject: 'sam', scopes: [], claims: {} });
+    const commits = 'skill://git-workflow/references/commits.md';
+    const subscription = await client.listen({ resourceSubscriptions: [commits, 'skill://internal/payroll/SKILL.md'] });
+    expect(subscription.honoured.resourceSubscriptions).toEqual([commits]);
+    const updated = client.nextNotification('notifications/resources/updated', { timeoutMs: 5000 });
+    fs.writeFileSync(path.join(folder, 'git-workflow', 'references', 'commits.md'), '# Commits, once more\n');
+    expect(await updated).toMatchObject({ uri: commits });
+    await subscription.close();
+  });
 });
