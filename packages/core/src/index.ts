@@ -52,7 +52,11 @@ export type {
   CompletionOptions,
   SkillOptions,
   SkillContent,
+  ToolUi,
+  AppResourceUi,
+  AppCsp,
 } from './metadata';
+export { APP_MIME_TYPE, APPS_EXTENSION } from './apps';
 export type { SkillFolderOptions } from './skills';
 export {
   ErrorCode,

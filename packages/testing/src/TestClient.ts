@@ -348,6 +348,7 @@ export class TestClient {
     if (sampling) capabilities.sampling = atLeast('2025-11-25') ? { tools: {} } : {};
     if (elicitation && atLeast('2025-06-18')) capabilities.elicitation = atLeast('2025-11-25') ? { form: {}, url: {} } : {};
     if (roots) capabilities.roots = { listChanged: true };
+    if (this.options.extensions) capabilities.extensions = this.options.extensions;
     return capabilities as ClientCapabilities;
   }
 

@@ -162,6 +162,12 @@ export interface TestClientOptions {
   /** How long a request may wait for its answer (default 10 000 ms). */
   requestTimeoutMs?: number;
   /**
+   * Extensions the client declares in `capabilities.extensions` (every version), e.g.
+   * `{ 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } }` for a
+   * client that shows MCP Apps.
+   */
+  extensions?: JsonObject;
+  /**
    * The caller the server sees (`ctx.principal`), as if authenticated: what `@Scopes`,
    * `@Roles` and `@Guard` check. Default: an anonymous caller.
    */

@@ -38,6 +38,8 @@ export interface FeatureHost {
   /** The skills served (Skills extension), from folders and `@Skill` methods. */
   readonly skills: SkillCatalog;
   readonly skillPages: Paginator<RegisteredSkill>;
+  /** Whether some tool has a UI (MCP Apps): tool lists then depend on the client. */
+  readonly appTools: boolean;
   readonly debug: boolean;
   /** Who may use and see which target (`@Scopes`, `@Roles`, `@Guard`, `@Public`). */
   readonly access: AccessPolicy;

@@ -1,5 +1,6 @@
 import type { FeatureHost } from './FeatureHost';
 import type { CorePlugin } from '../runtime/plugins';
+import { appsPlugin } from './apps';
 import { completionPlugin } from './completion';
 import { discoverPlugin } from './discover';
 import { elicitationPlugin } from './elicitation';
@@ -33,6 +34,7 @@ export function corePlugins(host: FeatureHost): CorePlugin[] {
     promptsPlugin(host),
     resourcesPlugin(host),
     skillsPlugin(host),
+    appsPlugin(host),
     completionPlugin(host),
     subscriptionsPlugin(host),
     samplingPlugin(host),

@@ -6,6 +6,7 @@ import type { MethodHandler } from '../runtime/Dispatcher';
 import type { FeatureHost } from './FeatureHost';
 import type { CorePlugin } from '../runtime/plugins';
 import { pageFor, perCaller } from './listFor';
+import { callableBy, toolsFor } from './apps';
 import { routeAll } from './routeAll';
 import { callAsTask } from './tasksCall';
 import { shapeToolResult, toolErrorResult } from './toolResult';
@@ -18,7 +19,9 @@ export function toolHandlers(host: FeatureHost): Record<string, MethodHandler> {
   const list: MethodHandler = (params, ctx) => {
     const { page, items } = pageFor(host, host.toolPages, params.cursor, ctx);
     const answer = (visible: readonly RegisteredTool[]) => {
-      const listed = visible.map((tool) => tool.listing(ctx.revision));
+      // With apps, what a client sees depends on whether it can show them: never a shared cache entry.
+      if (host.appTools) ctx.hintResult({ cacheScope: 'private' });
+      const listed = host.appTools ? toolsFor(visible, ctx) : visible.map((tool) => tool.listing(ctx.revision));
       return perCaller(page.nextCursor === undefined ? { tools: listed } : { tools: listed, nextCursor: page.nextCursor }, host, ctx);
     };
     return items instanceof Promise ? items.then(answer) : answer(items);
@@ -28,7 +31,7 @@ export function toolHandlers(host: FeatureHost): Record<string, MethodHandler> {
     const name = params.name;
     if (typeof name !== 'string') throw new InvalidParamsError('tools/call needs a string "name"');
     const tool = tools.get(name);
-    if (!tool) throw new InvalidParamsError(`Unknown tool: ${clip(name)}`, { name: echo(name) });
+    if (!tool || !callableBy(tool, ctx)) throw new InvalidParamsError(`Unknown tool: ${clip(name)}`, { name: echo(name) });
     const allowed = host.access.check(tool.target, ctx);
     // A tool with task support, or a call asking for a task, may become a task (tasksCall.ts).
     if (tool.taskSupport !== 'forbidden' || params.task !== undefined) {

@@ -50,6 +50,47 @@ export interface ToolOptions {
    * `ctx.continueAsTask()`; a method that returns first answers the call directly.
    */
   taskStart?: TaskStart;
+  /**
+   * MCP Apps: the interactive UI a host shows with this tool, a `ui://` resource of this server
+   * declared with `@Resource({ uri, ui })`, and who may call the tool.
+   */
+  ui?: ToolUi;
+}
+
+/** `@Tool({ ui })`: the tool's `_meta.ui` (MCP Apps). */
+export interface ToolUi {
+  /** The `ui://` URI of the UI resource the host renders for this tool. */
+  resourceUri: string;
+  /**
+   * Who may call the tool: `'model'` (the agent) and/or `'app'` (the UI, through the host).
+   * Default both. An app-only tool is hidden from clients that cannot show apps.
+   */
+  visibility?: Array<'model' | 'app'>;
+}
+
+/** `@Resource({ ui })`: what the host applies to the UI it renders from this resource (MCP Apps `_meta.ui`). */
+export interface AppResourceUi {
+  /** Origins the UI may reach; everything else is blocked by the host's Content-Security-Policy. */
+  csp?: AppCsp;
+  /** Browser features the UI asks for (hosts may grant them). */
+  permissions?: { camera?: Record<string, never>; microphone?: Record<string, never>; geolocation?: Record<string, never>; clipboardWrite?: Record<string, never> };
+  /** A dedicated origin for the UI, in the form the host documents. */
+  domain?: string;
+  /** Whether the host should draw a border around the UI. */
+  prefersBorder?: boolean;
+}
+
+/** The origins an app's UI may use, by kind (MCP Apps `_meta.ui.csp`). */
+export interface AppCsp {
+  /** fetch, XHR and WebSocket targets (`connect-src`). */
+  connectDomains?: string[];
+  /** Scripts, styles, images, fonts and media (`script-src`, `style-src`, `img-src`, …). */
+  resourceDomains?: string[];
+  /** Nested frames (`frame-src`). */
+  frameDomains?: string[];
+  /** Document base URIs (`base-uri`). */
+  baseUriDomains?: string[];
+  [directive: string]: unknown;
 }
 
 /** How a tool may run as a task: `execution.taskSupport` of its listing. */
@@ -127,6 +168,11 @@ export interface ResourceOptions {
    * `cacheScope: 'public'` lets shared caches keep it, `'private'` only the same caller.
    */
   cache?: { ttlMs?: number; cacheScope?: 'public' | 'private' };
+  /**
+   * MCP Apps: this is the UI of an app (a `ui://` URI). Served as `text/html;profile=mcp-app`
+   * with these settings as `_meta.ui` on its listing and on every content item it reads.
+   */
+  ui?: AppResourceUi;
 }
 
 export interface ResourceDefinition {

@@ -2,6 +2,7 @@ import { DefinitionError } from '../errors';
 import type { Revision } from '../protocol';
 import type { Constructor, ResourceDefinition } from '../metadata';
 import { UriTemplate } from '../uri';
+import { APP_MIME_TYPE, checkResourceUi } from '../apps';
 import { describeFor, perRevision } from './describe';
 import type { InvocationTarget } from './middleware';
 
@@ -42,10 +43,15 @@ export function buildResource(definition: ResourceDefinition, provider: Construc
     }
   }
   const name = options.name ?? methodName;
+  const ui = options.ui;
+  if (ui !== undefined) checkResourceUi(ui, options.uri, `${where}: @Resource`);
+  // An app's UI is an HTML document for the host; its settings ride in `_meta.ui`.
+  const mimeType = options.mimeType ?? (ui === undefined ? undefined : APP_MIME_TYPE);
+  const described = ui === undefined ? options : { ...options, _meta: { ...options._meta, ui } };
   const listing = perRevision((revision) => {
     const entry: Record<string, unknown> = template ? { uriTemplate: options.uri, name } : { uri: options.uri, name };
-    describeFor(revision, entry, options);
-    if (options.mimeType !== undefined) entry.mimeType = options.mimeType;
+    describeFor(revision, entry, described);
+    if (mimeType !== undefined) entry.mimeType = mimeType;
     if (!template && options.size !== undefined) entry.size = options.size;
     if (options.annotations) entry.annotations = options.annotations;
     return entry;

@@ -3,12 +3,13 @@ import { headerParamsOf } from './headerParams';
 import type { ToolHeaderParam } from './headerParams';
 import { DefinitionError } from '../errors';
 import type { Revision } from '../protocol';
-import type { Constructor, TaskStart, TaskSupport, ToolDefinition } from '../metadata';
+import type { Constructor, TaskStart, TaskSupport, ToolDefinition, ToolUi } from '../metadata';
 import { schemaForDto } from '../schema';
 import type { JsonSchema } from '../schema';
 import { checkSchema, compileAuthoredSchema, compileDtoValidator, lazySchemaValidator } from '../validation';
 import type { DtoValidator, SchemaValidator } from '../validation';
 import { Context } from './Context';
+import { checkToolUi, toolUiMeta, withoutToolUi } from '../apps';
 import { describeFor, perRevision } from './describe';
 import { isDtoClass } from './dtoTypes';
 
@@ -33,6 +34,10 @@ export interface RegisteredTool {
   readonly taskStart: TaskStart;
   /** The `tools/list` entry as the given protocol version can carry it; cached per version. */
   listing(revision: Revision): Record<string, unknown>;
+  /** MCP Apps: the tool's UI (`@Tool({ ui })`), if it has one. */
+  readonly ui: ToolUi | undefined;
+  /** The entry for a client that cannot show apps: without the UI in `_meta`; cached per version. */
+  plainListing(revision: Revision): Record<string, unknown>;
 }
 
 const EMPTY_INPUT_SCHEMA: JsonSchema = Object.freeze({ type: 'object', properties: {}, additionalProperties: false });
@@ -77,8 +82,10 @@ export function buildTool(definition: ToolDefinition, provider: Constructor): Re
     throw new DefinitionError('INVALID_OPTION', `${where}: taskStart needs a tool that may run as a task: set task to 'optional' or 'required'`);
   }
 
+  const ui = options.ui;
+  if (ui !== undefined) checkToolUi(ui, `${where}: @Tool`);
   const listing = perRevision((revision) => {
-    const entry = describeFor(revision, { name }, options);
+    const entry = describeFor(revision, { name }, ui === undefined ? options : { ...options, _meta: toolUiMeta(ui, options._meta) });
     entry.inputSchema = inputSchema;
     if (revision.titlesAndStructuredOutput && outputSchema) entry.outputSchema = outputSchema;
     if (revision.toolAnnotations && options.annotations) entry.annotations = options.annotations;
@@ -87,7 +94,8 @@ export function buildTool(definition: ToolDefinition, provider: Constructor): Re
   });
 
   const target: InvocationTarget = { kind: 'tool', name, provider, methodName };
-  return { name, provider, methodName, target, definition, parameters, inputValidator, outputValidator, headerParams, taskSupport, taskStart, listing };
+  const plainListing = ui === undefined ? listing : perRevision((revision) => withoutToolUi(listing(revision)));
+  return { name, provider, methodName, target, definition, parameters, inputValidator, outputValidator, headerParams, taskSupport, taskStart, listing, ui, plainListing };
 }
 
 function planParameters(

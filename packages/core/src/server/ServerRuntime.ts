@@ -8,6 +8,7 @@ import { ProviderResolver } from '../di';
 import { modernSettings, restoreScope } from '../eras';
 import type { EraCodec, ModernSettings, SavedScope, ServerDescription } from '../eras';
 import { DefinitionError } from '../errors';
+import { checkAppLinks } from '../features/apps';
 import { completionKey } from '../features/completion';
 import { corePlugins } from '../features/corePlugins';
 import type { FeatureHost } from '../features/FeatureHost';
@@ -114,6 +115,9 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
   private readonly pendingListChanges = new Set<string>();
   private link: ClusterLink | undefined;
   private started = false;
+  /** Whether the app links were checked: once the server serves, then for every provider added. */
+  private serving = false;
+  private appToolsAt = { revision: -1, any: false };
 
   /** What the era codecs put on the wire of this server (ServerDescription): the runtime itself. */
   get server(): ServerDescription {
@@ -189,6 +193,20 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
     this.resolver.register(provider);
     added.commit();
     if (added.completions > 0) this.described.clear();
+    if (this.serving) checkAppLinks(this);
+  }
+
+  /** Whether some tool has a UI (MCP Apps); kept until the tools change. */
+  get appTools(): boolean {
+    if (this.appToolsAt.revision !== this.tools.revision) this.appToolsAt = { revision: this.tools.revision, any: this.tools.list().some((tool) => tool.ui !== undefined) };
+    return this.appToolsAt.any;
+  }
+
+  /** Checks what can only be checked once every provider is in (the UI of each app tool), when the server first serves. */
+  private startServing(): void {
+    if (this.serving) return;
+    checkAppLinks(this);
+    this.serving = true;
   }
 
   /** Serves a folder of skills (see McpServer.skills). */
@@ -198,6 +216,7 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
 
   /** Serves one client over the given transport; resolves once the transport has started. */
   async connect(transport: Transport, options: { assumeProtocolVersion?: string; principal?: Principal; restore?: SessionRecord } = {}): Promise<Session> {
+    this.startServing();
     this.started = true;
     void this.link?.ready.catch((error) => this.reportError('cluster: subscribing failed', error));
     const connection = new Connection(this, transport, options.principal);
@@ -210,6 +229,7 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
 
   /** A Node `(req, res)` handler over this runtime (see McpServer.httpHandler). */
   httpHandler(options: HttpHandlerOptions): NodeHttpHandler {
+    this.startServing();
     const handler = createNodeHandler(this, options);
     this.httpHandlers.add(handler);
     return handler;
@@ -217,6 +237,7 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
 
   /** A Fetch API handler over this runtime (see McpServer.fetchHandler). */
   fetchHandler(options: FetchHandlerOptions): FetchHandler {
+    this.startServing();
     const handler = createFetchHandler(this, options);
     this.httpHandlers.add(handler);
     return handler;

@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import * as ts from 'typescript';
 import { looseFileOptions } from '../../../../test-support/looseFiles';
@@ -16,8 +17,14 @@ const guidesDir = path.join(repoRoot, 'docs', 'guides');
 const runTsPath = path.join(repoRoot, 'test-support', 'runTs.js');
 
 /** How long a snippet may take to answer everything, and then to exit once its input ends. */
-const CONVERSATION_TIMEOUT_MS = 15_000;
-const EXIT_TIMEOUT_MS = 10_000;
+/**
+ * Snippets run a few at a time, each given the CPU to start (compiling TypeScript on the fly)
+ * and to answer; a snippet that hangs fails at HANG_TIMEOUT_MS, far past any busy machine's
+ * start-up, rather than at a budget a loaded machine can miss.
+ */
+const CONCURRENCY = Math.max(2, Math.floor(availableParallelism() / 2));
+const HANG_TIMEOUT_MS = 120_000;
+const EXIT_TIMEOUT_MS = 30_000;
 
 interface Snippet {
   /** `resources.md#1`: the guide and the block's number in it. */
@@ -69,9 +76,9 @@ function runSnippet(snippet: Snippet, children: Set<ChildProcessWithoutNullStrea
     let exitTimer: NodeJS.Timeout | undefined;
     let exited = false;
     const conversationTimer = setTimeout(() => {
-      problems.push(`no answer to every request within ${CONVERSATION_TIMEOUT_MS} ms`);
+      problems.push(`no answer to every request within ${HANG_TIMEOUT_MS} ms`);
       child.kill('SIGKILL');
-    }, CONVERSATION_TIMEOUT_MS);
+    }, HANG_TIMEOUT_MS);
 
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -159,8 +166,28 @@ describe('runnable snippets in docs/guides', () => {
       snippet.file = path.join(tempDir, `${String(index).padStart(2, '0')}-${snippet.guide.replace(/\.md$/, '')}.ts`);
       writeFileSync(snippet.file, snippet.code);
     }
-    // The programs start now and run while the type-check below works.
-    for (const snippet of snippets) runs.set(snippet.label, runSnippet(snippet, children));
+    // The programs start now, a few at a time, and run while the type-check below works.
+    const queue: Array<() => void> = [];
+    let running = 0;
+    const next = () => {
+      running--;
+      queue.shift()?.();
+    };
+    const slot = () =>
+      new Promise<void>((start) => {
+        if (running < CONCURRENCY) {
+          running++;
+          start();
+        } else {
+          queue.push(() => {
+            running++;
+            start();
+          });
+        }
+      });
+    for (const snippet of snippets) {
+      runs.set(snippet.label, slot().then(() => runSnippet(snippet, children).finally(next)));
+    }
   });
 
   afterAll(async () => {
@@ -206,5 +233,5 @@ describe('runnable snippets in docs/guides', () => {
     const { problems, stderr } = await runs.get(snippet.label)!;
     const detail = problems.length > 0 && stderr ? [...problems, `stderr:\n${stderr}`] : problems;
     expect(detail).toEqual([]);
-  }, CONVERSATION_TIMEOUT_MS + EXIT_TIMEOUT_MS + 5_000);
+  }, HANG_TIMEOUT_MS + EXIT_TIMEOUT_MS + 5_000);
 });

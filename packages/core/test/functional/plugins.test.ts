@@ -67,7 +67,7 @@ describe('McpServer.plugin', () => {
     const error = thrown(() => s.plugin(named('c', ['auth', 'b', 'metrics'])));
     expect(error.code).toBe('PLUGIN_DEPENDENCY_MISSING');
     expect(error.message).toBe(
-      'McpServer.plugin: "c" needs "auth", "metrics" added before it (added so far: core:ping, core:discover, core:logging, core:tools, core:tasks, core:prompts, core:resources, core:skills, core:completion, core:subscriptions, core:sampling, core:elicitation, core:roots, a, b)',
+      'McpServer.plugin: "c" needs "auth", "metrics" added before it (added so far: core:ping, core:discover, core:logging, core:tools, core:tasks, core:prompts, core:resources, core:skills, core:apps, core:completion, core:subscriptions, core:sampling, core:elicitation, core:roots, a, b)',
     );
     expect(order).toEqual(['a', 'b']);
   });

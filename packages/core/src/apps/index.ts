@@ -1,0 +1,1 @@
+export { APP_MIME_TYPE, APPS_EXTENSION, checkResourceUi, checkToolUi, clientShowsApps, isAppOnly, toolUiMeta, withoutToolUi } from './ui';
