@@ -1,1 +1,3 @@
 export { run } from './run';
+export { buildUi } from './commands/ui';
+export type { BuiltUi, UiCsp, UiOptions } from './commands/ui';

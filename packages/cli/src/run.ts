@@ -6,6 +6,7 @@ import { build } from './commands/build';
 import { call, parseToolArguments } from './commands/call';
 import { dev } from './commands/dev';
 import { inspect } from './commands/inspect';
+import { ui } from './commands/ui';
 import { defaultEntry } from './launch';
 import { createOutput } from './output';
 import type { Output } from './output';
@@ -18,6 +19,7 @@ Commands:
   inspect [entry]        list the tools, resources, resource templates and prompts with their schemas
   call <tool> [entry]    call one tool and print its result
   build [entry]          tsc, then one production bundle of the compiled entry
+  ui <page.html>         an MCP Apps UI as one HTML document, with its CSP
 
 Options:
   -h, --help             this help; typemcp <command> --help for a command's options
@@ -77,9 +79,22 @@ Options:
   --no-tsc               bundle what is already compiled
   -h, --help             this help
 `,
+  ui: `Usage: typemcp ui <page.html> [--outdir dir] [--connect origin]... [--no-minify]
+Builds an MCP Apps UI into the single HTML document its ui:// resource serves: local scripts
+(TypeScript or JavaScript, with their imports, e.g. App of @modelcontextprotocol/ext-apps) are
+bundled and inlined, local stylesheets inlined. Writes <page>.html and <page>.csp.json, the
+_meta.ui.csp to serve with it: the origins the page loads from (resourceDomains) and those
+given with --connect (connectDomains).
+
+Options:
+  --outdir dir           where to write (default dist/ui)
+  --connect origin       an origin the UI fetches from at run time; repeat for several
+  --no-minify            keep the bundled code readable
+  -h, --help             this help
+`,
 };
 
-type Command = 'dev' | 'inspect' | 'call' | 'build';
+type Command = 'dev' | 'inspect' | 'call' | 'build' | 'ui';
 type Options = NonNullable<ParseArgsConfig['options']>;
 
 const OPTIONS: Record<Command, Options> = {
@@ -87,8 +102,9 @@ const OPTIONS: Record<Command, Options> = {
   inspect: { json: { type: 'boolean' } },
   call: { args: { type: 'string' }, entry: { type: 'string' }, json: { type: 'boolean' } },
   build: { outfile: { type: 'string' }, minify: { type: 'boolean' }, sourcemap: { type: 'boolean' }, snapshot: { type: 'boolean' }, tsc: { type: 'boolean', default: true } },
+  ui: { outdir: { type: 'string' }, connect: { type: 'string', multiple: true }, minify: { type: 'boolean', default: true } },
 };
-const MAX_POSITIONALS: Record<Command, number> = { dev: 1, inspect: 1, call: 2, build: 1 };
+const MAX_POSITIONALS: Record<Command, number> = { dev: 1, inspect: 1, call: 2, build: 1, ui: 1 };
 
 /**
  * Runs a command line (without `node` and the script): resolves to the exit code, 2 for usage
@@ -127,6 +143,9 @@ export async function run(argv: string[], out: Output = createOutput(), write: (
         const args = parseToolArguments(values.args as string | undefined);
         return await call((values.entry as string | undefined) ?? positionalEntry ?? defaultEntry(process.cwd()), tool, args, values.json === true, out, write);
       }
+      case 'ui':
+        if (!positionals[0]) throw new UsageError('the UI page is missing: typemcp ui <page.html>');
+        return await ui({ page: positionals[0], outdir: values.outdir as string | undefined, connect: values.connect as string[] | undefined, minify: values.minify !== false }, out);
       case 'build':
         return await build(
           {
