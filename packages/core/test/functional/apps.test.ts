@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { IsInt } from 'class-validator';
 import { McpServer, metadataStore, Resource, Tool } from '@typemcp/core';
-import { createTestClient, McpRequestError } from '@typemcp/testing';
+import { createTestClient } from '@typemcp/testing';
+import { failure } from './failure';
 import type { TestClient } from '@typemcp/testing';
 
 const APPS = 'io.modelcontextprotocol/ui';
@@ -65,15 +66,6 @@ async function connect(version: string, showsApps: boolean, server = new McpServ
   return client;
 }
 
-async function failure(promise: Promise<unknown>): Promise<{ code: number; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof McpRequestError) return { code: error.code, message: error.message.replace(/^\S+ failed with -?\d+: /, '') };
-    throw error;
-  }
-  throw new Error('expected the request to fail');
-}
 
 describe.each(VERSIONS)('MCP Apps, protocol %s', (version) => {
   it('advertises the extension, to clients that show apps and to those that do not', async () => {

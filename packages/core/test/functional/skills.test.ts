@@ -6,7 +6,8 @@ import path from 'node:path';
 import { injectable } from 'tsyringe';
 import { McpServer, metadataStore, Scopes, Skill } from '@typemcp/core';
 import type { Principal, SkillContent } from '@typemcp/core';
-import { createTestClient, McpRequestError } from '@typemcp/testing';
+import { createTestClient } from '@typemcp/testing';
+import { failure } from './failure';
 import type { TestClient } from '@typemcp/testing';
 
 const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
@@ -44,16 +45,6 @@ async function clientOf(server: McpServer, protocolVersion: string, principal?: 
   return client;
 }
 
-/** The JSON-RPC error a request ended with: its code and the server's message. */
-async function failure(promise: Promise<unknown>): Promise<{ code: number; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof McpRequestError) return { code: error.code, message: error.message.replace(/^\S+ failed with -?\d+: /, '') };
-    throw error;
-  }
-  throw new Error('expected the request to fail');
-}
 
 function startupError(act: () => unknown): { code: string; message: string } {
   try {
