@@ -7,10 +7,11 @@
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { buildUi } from '@typemcp/cli';
-import type { McpServer } from '@typemcp/core';
+import fs from 'node:fs';
+import { McpServer, Resource, Tool } from '@typemcp/core';
 import { launchChromium, startAppsHost } from '../../../test-support/appsHost';
 import type { AppsHost } from '../../../test-support/appsHost';
-import { UI_DIR } from '../src/CounterApp';
+import { COUNTER_UI, UI_DIR } from '../src/CounterApp';
 import { createAppsServer } from '../src/server';
 
 jest.setTimeout(90_000);
@@ -125,5 +126,72 @@ describe.each(['legacy', 'modern'] as const)('the counter app in Chromium (%s pr
         }
       }, host.undeclaredOrigin);
     expect(reached).toEqual({ fetched: false, violations: ['connect-src'] });
+  });
+});
+
+/** The harness itself: it must catch a wrong resource, and honour what a resource declares. */
+describe('the host page with a control server', () => {
+  let server: McpServer;
+  let host: AppsHost;
+  let page: Page;
+  let declared = '';
+
+  async function serve(provider: new () => unknown): Promise<string> {
+    server = new McpServer({ name: 'control', version: '1', providers: [provider] });
+    const { url } = await server.listen({ transport: 'http', port: 0, handleSignals: false });
+    host = await startAppsHost(url);
+    declared = host.undeclaredOrigin;
+    page = await browser.newPage();
+    await page.goto(host.pageUrl('legacy'));
+    await page.waitForFunction(() => {
+      const state = (globalThis as unknown as HostWindow).__host;
+      return state.status === 'ready' || state.status.startsWith('error');
+    });
+    return page.evaluate(() => (globalThis as unknown as HostWindow).__host.status);
+  }
+  afterEach(async () => {
+    await page?.close();
+    await host?.close();
+    await server?.close();
+  });
+
+  const html = () => fs.readFileSync(path.join(UI_DIR, 'counter.html'), 'utf8');
+  const counterResult = () => ({ content: [{ type: 'text', text: 'The counter is at 0.' }], structuredContent: { count: 0 } });
+
+  it('refuses a UI resource served with another MIME type', async () => {
+    class WrongType {
+      @Tool({ description: 'x', ui: { resourceUri: COUNTER_UI } })
+      show_counter() {
+        return counterResult();
+      }
+
+      @Resource({ uri: COUNTER_UI, mimeType: 'text/html', ui: {} })
+      page(): string {
+        return html();
+      }
+    }
+    expect(await serve(WrongType)).toBe('error: Unsupported MIME type: text/html');
+  });
+
+  it('lets the app reach an origin its resource declares in csp.connectDomains', async () => {
+    class Declares {
+      @Tool({ description: 'x', ui: { resourceUri: COUNTER_UI } })
+      show_counter() {
+        return counterResult();
+      }
+
+      @Resource({ uri: COUNTER_UI, ui: {} })
+      page() {
+        // The origin is known once the host runs: the content item's own _meta.ui says it.
+        return { contents: [{ uri: COUNTER_UI, text: html(), _meta: { ui: { csp: { connectDomains: [declared] } } } }] };
+      }
+    }
+    expect(await serve(Declares)).toBe('ready');
+    const fetched = await page
+      .frameLocator('#app-frame')
+      .frameLocator('#app')
+      .locator('body')
+      .evaluate(async (_body, origin) => (await fetch(origin)).text(), host.undeclaredOrigin);
+    expect(fetched).toBe('reached');
   });
 });

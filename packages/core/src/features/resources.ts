@@ -109,7 +109,8 @@ async function readFrom(host: FeatureHost, resource: RegisteredResource, uri: st
   if (ui === undefined) return shapeContents(value, uri, mimeType);
   // An app's UI: the host reads its settings from each content item (`_meta` from 2025-06-18).
   return shapeContents(value, uri, mimeType ?? APP_MIME_TYPE).map((item) => {
-    const content = item as Record<string, unknown>;
+    // Contents the method built itself get the app's MIME type too when they name none.
+    const content = { mimeType: mimeType ?? APP_MIME_TYPE, ...(item as Record<string, unknown>) };
     if (!ctx.revision.titlesAndStructuredOutput) return content;
     const meta = content._meta as Record<string, unknown> | undefined;
     return { ...content, _meta: { ...meta, ui: { ...ui, ...(meta?.ui as Record<string, unknown> | undefined) } } };

@@ -129,6 +129,26 @@ describe('MCP Apps at 2026-07-28', () => {
   });
 });
 
+describe('MCP Apps contents a method builds itself', () => {
+  it.each(VERSIONS)('get the app MIME type and the resource settings, their own _meta.ui fields winning (%s)', async (version) => {
+    class Own {
+      @Tool({ description: 'x', ui: { resourceUri: 'ui://own/app.html' } })
+      x(): string {
+        return 'x';
+      }
+
+      @Resource({ uri: 'ui://own/app.html', ui: { prefersBorder: true, csp: { connectDomains: ['https://a.example.com'] } } })
+      page() {
+        return { contents: [{ uri: 'ui://own/app.html', text: HTML, _meta: { ui: { csp: { connectDomains: ['https://b.example.com'] } }, 'com.example/build': '7' } }] };
+      }
+    }
+    const client = await connect(version, true, new McpServer({ name: 'own', version: '1', providers: [Own] }));
+    expect((await client.readResource('ui://own/app.html')).contents).toEqual([
+      { uri: 'ui://own/app.html', mimeType: APP_MIME, text: HTML, _meta: { ui: { prefersBorder: true, csp: { connectDomains: ['https://b.example.com'] } }, 'com.example/build': '7' } },
+    ]);
+  });
+});
+
 describe('MCP Apps declarations', () => {
   it('a server without apps advertises nothing of them', async () => {
     class Plain {
