@@ -5,6 +5,7 @@ import type { FeatureHost } from './FeatureHost';
 import type { CorePlugin } from '../runtime/plugins';
 import type { RegisteredPrompt } from '../runtime/buildPrompt';
 import { pageFor, perCaller } from './listFor';
+import { invokeKeepingMeaning } from './invokeOutsideTools';
 import { routeAll } from './routeAll';
 
 /** `core:prompts`: the prompt methods, and the `prompts` capability while the server has prompts. */
@@ -53,7 +54,7 @@ export function promptHandlers(host: FeatureHost): Record<string, MethodHandler>
       if (prompt.takesArgs) callArgs.push(outcome.value);
     }
     callArgs.push(ctx);
-    return shapePrompt(await host.invoke(prompt.target, callArgs, ctx));
+    return shapePrompt(await invokeKeepingMeaning(host, prompt.target, callArgs, ctx));
   };
 
   return { 'prompts/list': list, 'prompts/get': get };

@@ -8,6 +8,7 @@ import type { FeatureHost } from './FeatureHost';
 import type { CorePlugin } from '../runtime/plugins';
 import { pageFor, perCaller, visibleTo } from './listFor';
 import { APP_MIME_TYPE } from '../apps';
+import { invokeKeepingMeaning } from './invokeOutsideTools';
 import { routeAll } from './routeAll';
 import { inSkillNamespace, readSkillFile, skillResources } from './skills';
 
@@ -104,13 +105,13 @@ function requireUri(params: Record<string, unknown>, method: string): string {
 }
 
 async function readFrom(host: FeatureHost, resource: RegisteredResource, uri: string, args: unknown[], ctx: Context) {
-  const value = await host.invoke(resource.target, args, ctx);
+  const value = await invokeKeepingMeaning(host, resource.target, args, ctx);
   const { mimeType, ui } = resource.definition.options;
   if (ui === undefined) return shapeContents(value, uri, mimeType);
   // An app's UI: the host reads its settings from each content item (`_meta` from 2025-06-18).
   return shapeContents(value, uri, mimeType ?? APP_MIME_TYPE).map((item) => {
     // Contents the method built itself get the app's MIME type too when they name none.
-    const content = { mimeType: mimeType ?? APP_MIME_TYPE, ...(item as Record<string, unknown>) };
+    const content: Record<string, unknown> = { mimeType: mimeType ?? APP_MIME_TYPE, ...(item as Record<string, unknown>) };
     if (!ctx.revision.titlesAndStructuredOutput) return content;
     const meta = content._meta as Record<string, unknown> | undefined;
     return { ...content, _meta: { ...meta, ui: { ...ui, ...(meta?.ui as Record<string, unknown> | undefined) } } };
