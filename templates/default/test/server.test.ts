@@ -43,6 +43,11 @@ test('says which ids exist when a note is missing', async () => {
   expect(textOf(result)).toContain('known ids: 1');
 });
 
+test('answers a missing note with an error that says which ids exist, in the resource and the prompt too', async () => {
+  await expect(client.readResource('notes://notes/99')).rejects.toMatchObject({ code: -32002, message: expect.stringContaining('No note with id "99"; known ids: 1') });
+  await expect(client.getPrompt('summarize', { id: '99' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('No note with id "99"; known ids: 1') });
+});
+
 test('fills in the summarize prompt and completes note ids', async () => {
   const prompt = await client.getPrompt('summarize', { id: '1' });
   expect((prompt.messages[0].content as { text: string }).text).toContain('# Welcome');

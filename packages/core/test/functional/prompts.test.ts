@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { IsIn, IsOptional, IsString } from 'class-validator';
-import { Completion, Context, DefinitionError, Description, McpServer, Prompt } from '@typemcp/core';
+import { Completion, Context, DefinitionError, Description, McpServer, metadataStore, Prompt, Resource, ToolError } from '@typemcp/core';
+import { createTestClient } from '@typemcp/testing';
 import { checkedClients } from './rawClient';
 
 class ReviewArgs {
@@ -155,5 +156,34 @@ describe('prompt declaration edge cases', () => {
       }
     }
     expect(() => new McpServer({ name: 'x', version: '1', providers: [Twice] })).toThrow(/Twice\.b: argument "code" already has a @Completion/);
+  });
+});
+
+describe('errors of resource and prompt methods', () => {
+  beforeEach(() => metadataStore.clear());
+
+  it.each(['2025-11-25', '2026-07-28'])('a ToolError keeps its message: -32602, not a hidden -32603 (%s)', async (protocolVersion) => {
+    class Lookup {
+      @Resource({ uri: 'notes://{id}' })
+      note(vars: { id: string }): string {
+        throw new ToolError(`No note with id "${vars.id}"`);
+      }
+
+      @Prompt({ description: 'Summarize' })
+      summarize(): string {
+        throw new ToolError('Nothing to summarize yet');
+      }
+    }
+    const errors: string[] = [];
+    const server = new McpServer({ name: 'lookup', version: '1', providers: [Lookup], onError: (what) => void errors.push(what) });
+    const client = await createTestClient(server, { protocolVersion });
+    try {
+      await expect(client.readResource('notes://9')).rejects.toMatchObject({ code: -32602, message: 'resources/read failed with -32602: No note with id "9"' });
+      await expect(client.getPrompt('summarize')).rejects.toMatchObject({ code: -32602, message: 'prompts/get failed with -32602: Nothing to summarize yet' });
+      expect(errors).toEqual([]);
+    } finally {
+      await client.close();
+      await server.close();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { ArrayMaxSize, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { inject, injectable } from 'tsyringe';
 // Context is imported as a value: the compiler records it as the parameter's type.
-import { Completion, Context, Description, Prompt, Resource, Tool, ToolError } from '@typemcp/core';
+import { Completion, Context, Description, ErrorCode, McpError, Prompt, Resource, Tool, ToolError } from '@typemcp/core';
 import { NoteStore } from './NoteStore.js';
 import type { Note } from './NoteStore.js';
 
@@ -54,7 +54,10 @@ export class NoteTools {
 
   @Resource({ uri: 'notes://notes/{id}', mimeType: 'text/markdown', description: 'One note, as Markdown' })
   note(vars: { id: string }): string {
-    return render(this.findNote(vars.id));
+    const note = this.notes.get(vars.id);
+    // The protocol's own "resource not found", with the message for the client.
+    if (!note) throw new McpError(ErrorCode.ResourceNotFound, this.missing(vars.id), { uri: `notes://notes/${vars.id}` });
+    return render(note);
   }
 
   @Completion({ resource: 'notes://notes/{id}', argument: 'id' })
@@ -71,10 +74,15 @@ export class NoteTools {
     return `Summarize this note in two sentences:\n\n${render(this.findNote(args.id))}`;
   }
 
+  /** The note, or a ToolError the caller sees: an isError result in a tool, -32602 in a prompt. */
   private findNote(id: string): Note {
     const note = this.notes.get(id);
-    if (!note) throw new ToolError(`No note with id "${id}"; known ids: ${this.notes.all().map((n) => n.id).join(', ')}`);
+    if (!note) throw new ToolError(this.missing(id));
     return note;
+  }
+
+  private missing(id: string): string {
+    return `No note with id "${id}"; known ids: ${this.notes.all().map((n) => n.id).join(', ')}`;
   }
 }
 
