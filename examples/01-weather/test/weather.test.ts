@@ -1,3 +1,5 @@
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -93,5 +95,25 @@ describe('the weather server over HTTP, as npm start runs it', () => {
       child.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
+  });
+});
+
+describe('the weather server started on a port that is taken', () => {
+  it('says so in one line and exits with 1', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const child = spawn(process.execPath, ['-r', runTsPath, path.join(__dirname, '..', 'src', 'main.ts')], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      expect({ code, stderr }).toEqual({
+        code: 1,
+        stderr: `weather: Cannot listen on 127.0.0.1:${port}: the port is already in use. Stop the process that listens there, or choose another port. Another port: PORT=${port + 1}\n`,
+      });
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 });

@@ -31,4 +31,9 @@ async function main(): Promise<void> {
   process.stderr.write(lines.join('\n'));
 }
 
-void main();
+main().catch((error: Error & { code?: string }) => {
+  // One line and exit 1, not a stack trace: the usual cause is a port already taken.
+  const port = Number(process.env.PORT ?? 3000);
+  process.stderr.write(`secured-notes: ${error.message}${error.code === 'EADDRINUSE' ? ` Another port: PORT=${port + 1}` : ''}\n`);
+  process.exit(1);
+});

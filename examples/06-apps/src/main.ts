@@ -15,5 +15,9 @@ if (process.argv.includes('--stdio')) {
         '',
       ].join('\n'),
     );
+  }, (error: Error & { code?: string }) => {
+    // One line and exit 1, not a stack trace: the usual cause is a port already taken.
+    process.stderr.write(`counter: ${error.message}${error.code === 'EADDRINUSE' ? ` Another port: PORT=${port + 1}` : ''}\n`);
+    process.exit(1);
   });
 }

@@ -32,7 +32,7 @@ export async function listenHttp(server: ServerRuntime, options: HttpListenOptio
     drop: () => http.closeAllConnections(),
   });
   await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
+    http.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, host, port)));
     http.listen(port, host, () => {
       http.off('error', reject);
       resolve();
@@ -42,6 +42,20 @@ export async function listenHttp(server: ServerRuntime, options: HttpListenOptio
   const address = http.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return { host: address.address, port: address.port, url: `http://${shownHost}:${address.port}${path}` };
+}
+
+/** A failure to listen in words that say what to do, with the system's `code` kept (`EADDRINUSE`, `EACCES`, …). */
+function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+  const where = `${host}:${port}`;
+  const message =
+    error.code === 'EADDRINUSE'
+      ? `Cannot listen on ${where}: the port is already in use. Stop the process that listens there, or choose another port.`
+      : error.code === 'EACCES'
+        ? `Cannot listen on ${where}: not allowed to use this port (ports below 1024 need privileges). Choose another port.`
+        : error.code === 'EADDRNOTAVAIL'
+          ? `Cannot listen on ${where}: this machine has no address ${host}.`
+          : `Cannot listen on ${where}: ${error.message}`;
+  return Object.assign(new Error(message, { cause: error }), { code: error.code });
 }
 
 /** Closes the server cleanly and ends the process on SIGINT or SIGTERM; undone when the server closes. */
