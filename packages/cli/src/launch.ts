@@ -19,7 +19,12 @@ export function defaultEntry(cwd: string): string {
 /** Node arguments that run `entry` (a .ts file through the swc loader matching its package's module type). */
 export function launchFor(entryPath: string, serverArgs: string[]): Launch {
   const entry = path.resolve(entryPath);
-  if (!fs.existsSync(entry)) throw new UsageError(`${entryPath} does not exist`);
+  if (!fs.existsSync(entry)) {
+    // A compiled entry that is missing is one not built yet: say how to make it.
+    const source = /(^|[\\/])dist[\\/](.+)\.(c|m)?js$/.exec(entryPath);
+    const hint = source ? `; build the project first (npm run build), or run the source: src/${source[2]}.${source[3] ?? ''}ts` : '';
+    throw new UsageError(`${entryPath} does not exist${hint}`);
+  }
   if (!/\.(ts|mts|cts)$/.test(entry)) return { entry, args: [entry, ...serverArgs] };
   const esm = entry.endsWith('.mts') || (!entry.endsWith('.cts') && packageType(path.dirname(entry)) === 'module');
   const loader = esm ? ['--import', path.join(__dirname, 'register', 'esm.js')] : ['-r', path.join(__dirname, 'register', 'cjs.js')];

@@ -98,6 +98,17 @@ describe('typemcp dev', () => {
   const dirs: string[] = [];
   afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
 
+  it('with --no-watch and no client left, shows why a server failed to start and exits non-zero', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'typemcp-dev-broken-'));
+    dirs.push(dir);
+    // Fails a moment after it started, as a server whose setup throws does.
+    fs.writeFileSync(path.join(dir, 'main.ts'), "setTimeout(() => { throw new Error('cannot start: the store is unreachable'); }, 300);\n");
+    const result = runCli(['dev', path.join(dir, 'main.ts'), '--stdio', '--no-watch']);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('cannot start: the store is unreachable');
+    expect(result.stderr).toContain('[typemcp dev] server exited (exit code 1)');
+  });
+
   it('serves over stdio and keeps the session across a restart', async () => {
     const dir = copyFixture('cjs');
     dirs.push(dir);

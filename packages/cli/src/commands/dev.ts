@@ -16,6 +16,8 @@ export interface DevOptions {
 
 /** Changes within this many milliseconds make one restart (editors write a file in steps). */
 const DEBOUNCE_MS = 150;
+/** How long a server may take to finish by itself once its client is gone. */
+const CLIENT_END_GRACE_MS = 5000;
 
 /**
  * Runs a server from source and restarts it when a file under its folder changes. Over stdio
@@ -33,7 +35,19 @@ export async function dev(options: DevOptions, out: Output): Promise<number> {
   const finished = new Promise<number>((resolve) => (finish = resolve));
   let child: ChildProcess | undefined;
   let stopping = false;
-  const session = options.transport === 'stdio' ? new StdioSession(process.stdin, process.stdout, () => void shutdown(0)) : undefined;
+  let clientGone = false;
+  // The client is gone: the server, whose input just ended, may finish by itself (and a server
+  // that failed to start says why and exits non-zero); only then is it stopped.
+  const onClientEnd = async () => {
+    clientGone = true;
+    const current = child;
+    if (current && current.exitCode === null && current.signalCode === null) {
+      await Promise.race([once(current, 'exit'), new Promise((resolve) => setTimeout(resolve, CLIENT_END_GRACE_MS))]);
+    }
+    if (current?.exitCode) status(`server exited (exit code ${current.exitCode})`);
+    void shutdown(current?.exitCode ? current.exitCode : 0);
+  };
+  const session = options.transport === 'stdio' ? new StdioSession(process.stdin, process.stdout, () => void onClientEnd()) : undefined;
 
   const run = () => {
     const current = start(launch, session ? ['pipe', 'pipe', 'inherit'] : 'inherit', env);
@@ -41,7 +55,7 @@ export async function dev(options: DevOptions, out: Output): Promise<number> {
     const pipes = session ? { stdin: current.stdin!, stdout: current.stdout! } : undefined;
     if (pipes) session!.attach(pipes);
     current.on('exit', (code, signal) => {
-      if (stopping || current !== child) return;
+      if (stopping || clientGone || current !== child) return;
       const reason = signal ? `signal ${signal}` : `exit code ${code}`;
       if (pipes) session!.detach(pipes, reason);
       status(`server exited (${reason})${options.watch ? '; waiting for a change' : ''}`);

@@ -40,6 +40,7 @@ describe('run', () => {
     [['dev', '--http', '--port', '70000'], '--port must be a number from 0 to 65535, not "70000"'],
     [['dev', '--port', '3000'], '--port applies to --http: typemcp dev --http --port N'],
     [['dev', 'missing.ts'], 'missing.ts does not exist'],
+    [['inspect', 'dist/main.js'], 'dist/main.js does not exist; build the project first (npm run build), or run the source: src/main.ts'],
     [['call'], "the tool to call is missing: typemcp call <tool> [--args '{...}']"],
     [['call', 'hello', 'a.ts', '--entry', 'b.ts'], 'give the entry either as an argument or with --entry, not both'],
     [['call', 'hello', '--args', '[1]'], '--args must be a JSON object'],
