@@ -10,8 +10,11 @@ export interface ServerConnection {
   close(): Promise<void>;
 }
 
-/** Starts `entry --stdio` and completes the MCP handshake with it. */
-export async function connectToEntry(entry: string): Promise<ServerConnection> {
+/**
+ * Starts `entry --stdio` and connects to it: the `initialize` handshake at the newest
+ * handshake-era version, or with `protocolVersion` (e.g. 2026-07-28, which has none).
+ */
+export async function connectToEntry(entry: string, protocolVersion?: string): Promise<ServerConnection> {
   const child = start(launchFor(entry, ['--stdio']), ['pipe', 'pipe', 'pipe']);
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -19,7 +22,7 @@ export async function connectToEntry(entry: string): Promise<ServerConnection> {
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   let client: TestClient;
   try {
-    client = await TestClient.connect(transport, { clientInfo: { name: 'typemcp-cli', version: '0' }, schemaCheck: false });
+    client = await TestClient.connect(transport, { clientInfo: { name: 'typemcp-cli', version: '0' }, schemaCheck: false, ...(protocolVersion ? { protocolVersion } : {}) });
   } catch (error) {
     // A server that died says why on stderr: that beats "connection closed".
     const exit = await Promise.race([exited, delay(1000).then(() => undefined)]);

@@ -10,6 +10,7 @@ import { ui } from './commands/ui';
 import { defaultEntry } from './launch';
 import { createOutput } from './output';
 import type { Output } from './output';
+import { SUPPORTED_VERSIONS } from '@typemcp/core';
 import { UsageError } from './UsageError';
 
 const USAGE = `Usage: typemcp <command> [options]
@@ -42,7 +43,7 @@ Options:
   --no-watch             run once: no restarts; the command exits with the server
   -h, --help             this help
 `,
-  inspect: `Usage: typemcp inspect [entry] [--json]
+  inspect: `Usage: typemcp inspect [entry] [--json] [--protocol version]
 
 Starts the entry with --stdio (default dist/main.js when it exists, else src/main.ts) and prints
 what it offers: server info, tools with their schemas and annotations, resources, resource
@@ -50,9 +51,11 @@ templates and prompts with their arguments.
 
 Options:
   --json                 print it all as one JSON object
+  --protocol version     speak this protocol version (default: the newest with a handshake;
+                         2026-07-28 has none)
   -h, --help             this help
 `,
-  call: `Usage: typemcp call <tool> [entry] [--entry path] [--args '{...}'] [--json]
+  call: `Usage: typemcp call <tool> [entry] [--entry path] [--args '{...}'] [--json] [--protocol version]
 
 Starts the entry with --stdio (default dist/main.js when it exists, else src/main.ts), calls one
 tool and prints the text of its result. Exits with 1 when the result is an error or the call
@@ -62,6 +65,7 @@ Options:
   --args '{...}'         the tool's arguments, a JSON object
   --entry path           the server entry (instead of the positional one)
   --json                 print the whole result as JSON
+  --protocol version     speak this protocol version (2026-07-28, or a handshake-era one)
   -h, --help             this help
 `,
   build: `Usage: typemcp build [entry] [--outfile path] [--minify] [--sourcemap] [--snapshot] [--no-tsc]
@@ -99,8 +103,8 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 
 const OPTIONS: Record<Command, Options> = {
   dev: { stdio: { type: 'boolean' }, http: { type: 'boolean' }, port: { type: 'string' }, watch: { type: 'boolean', default: true } },
-  inspect: { json: { type: 'boolean' } },
-  call: { args: { type: 'string' }, entry: { type: 'string' }, json: { type: 'boolean' } },
+  inspect: { json: { type: 'boolean' }, protocol: { type: 'string' } },
+  call: { args: { type: 'string' }, entry: { type: 'string' }, json: { type: 'boolean' }, protocol: { type: 'string' } },
   build: { outfile: { type: 'string' }, minify: { type: 'boolean' }, sourcemap: { type: 'boolean' }, snapshot: { type: 'boolean' }, tsc: { type: 'boolean', default: true } },
   ui: { outdir: { type: 'string' }, connect: { type: 'string', multiple: true }, minify: { type: 'boolean', default: true } },
 };
@@ -135,13 +139,13 @@ export async function run(argv: string[], out: Output = createOutput(), write: (
         return await dev({ entry: positionals[0] ?? path.join('src', 'main.ts'), transport: values.http ? 'http' : 'stdio', port, watch: values.watch !== false }, out);
       }
       case 'inspect':
-        return await inspect(positionals[0] ?? defaultEntry(process.cwd()), values.json === true, out, write);
+        return await inspect(positionals[0] ?? defaultEntry(process.cwd()), values.json === true, out, write, protocolOption(values.protocol));
       case 'call': {
         const [tool, positionalEntry] = positionals;
         if (!tool) throw new UsageError("the tool to call is missing: typemcp call <tool> [--args '{...}']");
         if (positionalEntry && values.entry) throw new UsageError('give the entry either as an argument or with --entry, not both');
         const args = parseToolArguments(values.args as string | undefined);
-        return await call((values.entry as string | undefined) ?? positionalEntry ?? defaultEntry(process.cwd()), tool, args, values.json === true, out, write);
+        return await call((values.entry as string | undefined) ?? positionalEntry ?? defaultEntry(process.cwd()), tool, args, values.json === true, out, write, protocolOption(values.protocol));
       }
       case 'ui':
         if (!positionals[0]) throw new UsageError('the UI page is missing: typemcp ui <page.html>');
@@ -202,6 +206,14 @@ function describeParseError(error: Error & { code?: string }, command: Command, 
     default:
       return error.message;
   }
+}
+
+/** `--protocol`: a protocol version the client speaks (a handshake-era one, or 2026-07-28). */
+function protocolOption(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value);
+  if (!(SUPPORTED_VERSIONS as readonly string[]).includes(text)) throw new UsageError(`--protocol must be one of ${SUPPORTED_VERSIONS.join(', ')}, not "${text}"`);
+  return text;
 }
 
 function parsePort(text: string | undefined): number | undefined {

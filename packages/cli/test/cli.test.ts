@@ -42,6 +42,15 @@ describe('typemcp inspect', () => {
     expect(inventory.prompts.map((p: { name: string }) => p.name)).toEqual(['welcome']);
   });
 
+  it('speaks 2026-07-28 with --protocol', () => {
+    const inspected = runCli(['inspect', cjsServer, '--protocol', '2026-07-28']);
+    expect(inspected.status).toBe(0);
+    expect(inspected.stdout).toContain('greeter 1.0.0 (protocol 2026-07-28)');
+    const called = runCli(['call', 'hello', cjsServer, '--args', '{"name":"Ada"}', '--protocol', '2026-07-28', '--json']);
+    expect(called.status).toBe(0);
+    expect(JSON.parse(called.stdout)).toMatchObject({ resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'greeter' } } });
+  });
+
   it('lists the skills of a server that serves them', () => {
     const result = runCli(['inspect', path.join(__dirname, '..', '..', '..', 'examples', '05-skills', 'src', 'main.ts')]);
     expect(result.status).toBe(0);

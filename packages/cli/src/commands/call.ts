@@ -18,8 +18,8 @@ export function parseToolArguments(text: string | undefined): JsonObject | undef
 }
 
 /** Calls one tool; exit code 1 when the result is an error or the call fails. */
-export async function call(entry: string, tool: string, args: JsonObject | undefined, json: boolean, out: Output, write: (text: string) => void): Promise<number> {
-  const connection = await connectToEntry(entry);
+export async function call(entry: string, tool: string, args: JsonObject | undefined, json: boolean, out: Output, write: (text: string) => void, protocolVersion?: string): Promise<number> {
+  const connection = await connectToEntry(entry, protocolVersion);
   try {
     const result = await connection.client.callTool(tool, args);
     write(json ? `${JSON.stringify(result, null, 2)}\n` : formatContent(result.content));

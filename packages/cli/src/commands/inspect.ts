@@ -18,8 +18,8 @@ export interface Inventory {
 const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
 
 /** Everything a server offers, each list read to its end. */
-export async function readInventory(entry: string): Promise<Inventory> {
-  const connection = await connectToEntry(entry);
+export async function readInventory(entry: string, protocolVersion?: string): Promise<Inventory> {
+  const connection = await connectToEntry(entry, protocolVersion);
   try {
     const { client } = connection;
     const capabilities = client.serverCapabilities;
@@ -39,8 +39,8 @@ export async function readInventory(entry: string): Promise<Inventory> {
   }
 }
 
-export async function inspect(entry: string, json: boolean, out: Output, write: (text: string) => void): Promise<number> {
-  const inventory = await readInventory(entry);
+export async function inspect(entry: string, json: boolean, out: Output, write: (text: string) => void, protocolVersion?: string): Promise<number> {
+  const inventory = await readInventory(entry, protocolVersion);
   write(json ? `${JSON.stringify(inventory, null, 2)}\n` : formatInventory(inventory, out));
   return 0;
 }
