@@ -17,7 +17,7 @@ if (process.argv.includes('--stdio')) {
     process.stderr.write(
       [
         `weather: serving MCP (Streamable HTTP, and HTTP+SSE at /sse for older clients) at ${url}`,
-        `Connect a client to that URL, e.g.: npx @modelcontextprotocol/inspector --transport http --server-url ${url}`,
+        `Connect a client to that URL, e.g.: npx -y -p node@22 -p @modelcontextprotocol/inspector@2.12.0 mcp-inspector --transport http --server-url ${url}`,
         `or in a client config: { "type": "http", "url": "${url}" }. Stop with Ctrl+C.`,
         `Run "node ${process.argv[1]} --stdio" to serve over stdio instead.`,
         '',

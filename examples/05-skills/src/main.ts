@@ -10,7 +10,7 @@ if (process.argv.includes('--stdio')) {
     process.stderr.write(
       [
         `skills: serving MCP with the Skills extension at ${url}`,
-        `List the skills: npx @modelcontextprotocol/inspector --cli --method skills/list ${url}`,
+        `List the skills: npx -y -p node@22 -p @modelcontextprotocol/inspector@2.12.0 mcp-inspector --cli --method skills/list ${url}`,
         `Run "node ${process.argv[1]} --stdio" to serve over stdio, add --watch to reload the skills folder on change.`,
         '',
       ].join('\n'),
