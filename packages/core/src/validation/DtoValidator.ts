@@ -2,10 +2,11 @@ import { validate } from 'class-validator';
 import type { Constructor } from '../metadata';
 import { describeDto } from '../schema';
 import { compiledSchema } from './ajv';
-import { formatAjvErrors, formatClassValidatorErrors } from './formatErrors';
+import { formatAjvErrors, formatClassValidatorErrors, mergeMessages } from './formatErrors';
 import { isFlatDto } from './flatDto';
 import { freeFormLifter } from './freeForm';
 import type { DtoValidator, ValidationOutcome } from './types';
+import type { ErrorObject } from 'ajv/dist/2020';
 
 const cache = new WeakMap<Constructor, DtoValidator<unknown>>();
 const CONVERSION = { enableImplicitConversion: true };
@@ -38,9 +39,15 @@ function createValidator<T>(dto: Constructor<T>): DtoValidator<T> {
   const lift = freeFormLifter(dto, schema);
   const flat = !lift && isFlatDto(dto, schema);
 
+  /** Top-level properties the schema found at fault: class-validator has nothing to add about them. */
+  let faulted: Set<string> | undefined;
   const convert = (args: unknown): ValidationOutcome<T> => {
     const plain = args === undefined ? {} : args;
-    if (!check(plain)) return { ok: false, errors: formatAjvErrors(check.errors ?? []) };
+    if (!check(plain)) {
+      const errors = check.errors ?? [];
+      if (needsClassValidator) faulted = new Set(errors.map(topProperty));
+      return { ok: false, errors: formatAjvErrors(errors) };
+    }
     if (flat) return { ok: true, value: Object.assign(new dto() as object, plain) as T };
     if (!lift) return { ok: true, value: plainToInstance(dto, plain, CONVERSION) as T };
     const lifted = lift(plain as object);
@@ -61,14 +68,46 @@ function createValidator<T>(dto: Constructor<T>): DtoValidator<T> {
 
   if (!needsClassValidator) return { validate: toInstance };
 
+  /**
+   * The schema failed: what class-validator finds in the other properties joins the answer, so
+   * one call reports every problem (a URL without its domain beside a list with a bad item).
+   */
+  const withConstraints = (args: unknown, schemaErrors: string[]): ValidationOutcome<T> | Promise<ValidationOutcome<T>> => {
+    const skip = faulted ?? new Set<string>();
+    let instance: object;
+    try {
+      instance = plainToInstance(dto, (args === undefined ? {} : args) as object, CONVERSION) as object;
+    } catch {
+      return { ok: false, errors: schemaErrors };
+    }
+    if (typeof instance !== 'object' || instance === null || Array.isArray(instance)) return { ok: false, errors: schemaErrors };
+    return validate(instance, { forbidUnknownValues: false }).then((errors) => ({
+      ok: false as const,
+      errors: mergeMessages(schemaErrors, formatClassValidatorErrors(errors.filter((error) => !skip.has(error.property)))),
+    }));
+  };
+
   return {
     validate(args) {
       const converted = toInstance(args);
-      if (!converted.ok) return converted;
+      if (!converted.ok) return converted.errors[0] === TOO_DEEP ? converted : withConstraints(args, converted.errors);
       return validate(converted.value as object, { forbidUnknownValues: false }).then(
         (errors): ValidationOutcome<T> =>
           errors.length ? { ok: false, errors: formatClassValidatorErrors(errors) } : converted,
       );
     },
   };
+}
+
+/** The top-level property a schema error is about (`""` for the arguments object as a whole). */
+function topProperty(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  if (error.instancePath === '') {
+    if (error.keyword === 'required') return String(params.missingProperty);
+    if (error.keyword === 'additionalProperties') return String(params.additionalProperty);
+    return '';
+  }
+  const end = error.instancePath.indexOf('/', 1);
+  const segment = error.instancePath.slice(1, end === -1 ? undefined : end);
+  return segment.includes('~') ? segment.replaceAll('~1', '/').replaceAll('~0', '~') : segment;
 }

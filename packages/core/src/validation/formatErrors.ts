@@ -1,6 +1,8 @@
 import { clip } from '../protocol';
 import type { ErrorObject } from 'ajv/dist/2020';
+import { getMetadataStorage } from 'class-validator';
 import type { ValidationError } from 'class-validator';
+import { urlProblem } from './urlProblem';
 
 /** Enough messages to correct a call without flooding the model. */
 const MAX_MESSAGES = 20;
@@ -16,12 +18,31 @@ export function formatClassValidatorErrors(errors: readonly ValidationError[]): 
   const walk = (list: readonly ValidationError[], parent: string): void => {
     for (const error of list) {
       const path = joinPath(parent, error.property);
-      for (const message of Object.values(error.constraints ?? {})) out.push(`${subject(path)}: ${message}`);
+      for (const [constraint, message] of Object.entries(error.constraints ?? {})) {
+        // "must be a URL address" does not say why: the protocol, the top-level domain, or no URL at all.
+        const reason = constraint === 'isUrl' ? urlProblem(error.value, urlOptionsOf(error)) : undefined;
+        out.push(`${subject(path)}: ${reason ?? message}`);
+      }
       if (error.children?.length) walk(error.children, path);
     }
   };
   walk(errors, '');
   return limit(out);
+}
+
+/** Schema messages and then class-validator ones, as one answer (duplicates dropped, at most 20). */
+export function mergeMessages(first: readonly string[], second: readonly string[]): string[] {
+  return limit([...first.filter((m) => !m.startsWith('…and ')), ...second.filter((m) => !m.startsWith('…and '))]);
+}
+
+/** The options the `@IsUrl` of the failing property was given. */
+function urlOptionsOf(error: ValidationError): Record<string, unknown> | undefined {
+  const target = (error.target as object | undefined)?.constructor;
+  if (!target) return undefined;
+  const declared = getMetadataStorage()
+    .getTargetValidationMetadatas(target as new () => unknown, '', true, false)
+    .find((metadata) => metadata.propertyName === error.property && metadata.name === 'isUrl');
+  return declared?.constraints?.[0] as Record<string, unknown> | undefined;
 }
 
 function ajvMessage(error: ErrorObject): string {

@@ -2,6 +2,9 @@ import 'reflect-metadata';
 import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
+  ArrayUnique,
+  IsUrl,
+  Matches,
   IsArray,
   IsDate,
   IsEmail,
@@ -322,5 +325,42 @@ describe('compileDtoValidator with polymorphic @Type (discriminator)', () => {
       ok: false,
       errors: ['"pet.bark": bark must be a string'],
     });
+  });
+});
+
+describe('compileDtoValidator: one answer with every problem', () => {
+  class BookmarkInput {
+    @IsUrl() url!: string;
+    @IsArray() @ArrayUnique() @Matches(/^[a-z-]+$/, { each: true }) tags!: string[];
+  }
+
+  class LocalInput {
+    @IsUrl({ require_tld: false, protocols: ['https'] }) url!: string;
+  }
+
+  it('reports a URL class-validator refuses beside the schema problems of other properties', async () => {
+    const outcome = await compileDtoValidator(BookmarkInput).validate({ url: 'ftp://nope', tags: ['Bad Tag', 'x', 'x'] });
+    expect(outcome).toEqual({
+      ok: false,
+      errors: [
+        '"tags[0]": must match pattern "^[a-z-]+$"',
+        '"tags": must NOT have duplicate items (items ## 2 and 1 are identical)',
+        '"url": must be a URL whose host has a top-level domain, such as example.com; the host of "ftp://nope" ("nope") has none',
+      ],
+    });
+  });
+
+  it('says why a URL is refused: its protocol, its missing domain, or no URL at all', async () => {
+    const errors = async (url: unknown, dto: new () => object = LocalInput) => {
+      const outcome = await compileDtoValidator(dto).validate(dto === BookmarkInput ? { url, tags: ['ok'] } : { url });
+      return outcome.ok ? [] : outcome.errors;
+    };
+    expect(await errors('http://localhost:3000')).toEqual(['"url": must be a URL with protocol https; "http://localhost:3000" has http']);
+    expect(await errors('https://localhost:3000')).toEqual([]);
+    expect(await errors('https://localhost:3000', BookmarkInput)).toEqual([
+      '"url": must be a URL whose host has a top-level domain, such as example.com; the host of "https://localhost:3000" ("localhost") has none',
+    ]);
+    // Not a URI at all: the schema's format check answers first.
+    expect(await errors('not a url at all', BookmarkInput)).toEqual(['"url": must match format "uri"']);
   });
 });
