@@ -1,4 +1,4 @@
-import { AccessDeniedError } from '@typemcp/core';
+import { AccessDeniedError, UnavailableError } from '@typemcp/core';
 import type { Principal } from '@typemcp/core';
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify } from 'jose';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
@@ -9,6 +9,10 @@ const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256
 const MAX_CACHED_TOKENS = 10_000;
 /** How long a verified token is trusted without checking it again (at most until it expires). */
 const CACHE_MS = 60_000;
+/** A token naming a key id not in the cached set re-reads the issuer's keys at once, at most this often. */
+const KEY_REREAD_MS = 1_000;
+/** When a client may try again after the issuer could not be reached (`Retry-After`). */
+const RETRY_AFTER_SEC = 10;
 
 /**
  * Checks bearer JWTs: signature against the issuer's keys, `iss`, `aud` (the resource), `exp`
@@ -26,8 +30,14 @@ export class JwtVerifier {
     if (cached && cached.until > Date.now()) return cached.principal;
     if (cached) this.verified.delete(token);
     let payload: JWTPayload;
+    let keys: JWTVerifyGetKey;
     try {
-      ({ payload } = await jwtVerify(token, await this.keySet(), {
+      keys = await this.keySet();
+    } catch (error) {
+      throw this.unreachable(error);
+    }
+    try {
+      ({ payload } = await jwtVerify(token, keys, {
         issuer: this.options.issuer,
         audience: this.options.audience ?? this.options.resource,
         algorithms: this.options.algorithms ?? ASYMMETRIC,
@@ -35,7 +45,7 @@ export class JwtVerifier {
         requiredClaims: ['exp'],
       }));
     } catch (error) {
-      throw refusalOf(error);
+      throw refusalOf(error) ?? this.unreachable(error);
     }
     const principal = principalOf(payload, this.options.rolesClaim ?? 'roles');
     if (this.verified.size >= MAX_CACHED_TOKENS) this.verified.delete(this.verified.keys().next().value!);
@@ -46,14 +56,21 @@ export class JwtVerifier {
   private keySet(): Promise<JWTVerifyGetKey> {
     if (this.options.jwks) return (this.keys ??= Promise.resolve(createLocalJWKSet(this.options.jwks)));
     this.keys ??= this.jwksUri().then(
-      // Keys are re-read at least every minute, so a key the issuer withdraws stops working soon.
-      (uri) => createRemoteJWKSet(new URL(uri), { cacheMaxAge: CACHE_MS }),
+      // Keys are re-read at least every minute, so a key the issuer withdraws stops working soon,
+      // and at once (at most every second) for a key id not seen yet, so a new key works at once.
+      (uri) => createRemoteJWKSet(new URL(uri), { cacheMaxAge: CACHE_MS, cooldownDuration: KEY_REREAD_MS }),
       (error) => {
         this.keys = undefined; // the next request tries again
         throw error;
       },
     );
     return this.keys;
+  }
+
+  /** The issuer's keys could not be read: not the token's fault, so 503 and a retry, and the cause logged. */
+  private unreachable(error: unknown): UnavailableError {
+    const why = error instanceof Error ? error.message + (error.cause instanceof Error ? ` (${error.cause.message})` : '') : String(error);
+    return new UnavailableError(`the keys of the issuer ${this.options.issuer} cannot be read: ${why}`, RETRY_AFTER_SEC, { cause: error });
   }
 
   /** `jwksUri`, or the `jwks_uri` of the issuer's metadata (RFC 8414, then OpenID Connect Discovery). */
@@ -87,8 +104,8 @@ function namesIn(value: unknown): string[] {
   return [];
 }
 
-/** What a failed check tells the client; failures to reach the issuer's keys are the server's own. */
-function refusalOf(error: unknown): Error {
+/** What a failed check tells the client, when the token is at fault; undefined when it is not. */
+function refusalOf(error: unknown): Error | undefined {
   const refuse = (why: string) => new AccessDeniedError('invalid_token', `Invalid token: ${why}`);
   if (error instanceof errors.JWTExpired) return refuse('it has expired');
   if (error instanceof errors.JWTClaimValidationFailed) {
@@ -102,5 +119,5 @@ function refusalOf(error: unknown): Error {
   if (error instanceof errors.JOSEAlgNotAllowed) return refuse('its signing algorithm is not accepted');
   if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid || error instanceof errors.JOSENotSupported) return refuse('it is not a well-formed signed JWT');
   if (error instanceof AccessDeniedError) return error;
-  return error instanceof Error ? error : new Error(String(error));
+  return undefined;
 }

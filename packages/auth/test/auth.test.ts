@@ -17,6 +17,8 @@ let stranger: CryptoKey;
 let issuerServer: Server;
 let issuer: string;
 const issuerHits: string[] = [];
+/** Keys the issuer publishes beside k1 (a rotation in progress). */
+const addedKeys: JWK[] = [];
 
 beforeAll(async () => {
   const pair = await generateKeyPair('ES256');
@@ -26,7 +28,7 @@ beforeAll(async () => {
     issuerHits.push(req.url!);
     const send = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (req.url === `/.well-known/oauth-authorization-server${ISSUER_PATH}`) return send({ issuer, jwks_uri: `${issuer}/jwks`, token_endpoint: `${issuer}/token` });
-    if (req.url === `${ISSUER_PATH}/jwks`) return send({ keys: [signing.jwk] });
+    if (req.url === `${ISSUER_PATH}/jwks`) return send({ keys: [signing.jwk, ...addedKeys] });
     res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => issuerServer.listen(0, '127.0.0.1', resolve));
@@ -76,10 +78,16 @@ let server: McpServer;
 let url: string;
 let resource: string;
 const reported: string[] = [];
+/** What the server reported, with the error's message. */
+const reportedErrors: string[] = [];
 
 async function start(options: Partial<AuthOptions> = {}) {
   metadataStore.clear();
-  server = new McpServer({ name: 'notes', version: '1.0.0', providers: [declareTools()], onError: (what) => reported.push(what) });
+  server = new McpServer({ name: 'notes', version: '1.0.0', providers: [declareTools()], onError: (what, error) => {
+      reported.push(what);
+      reportedErrors.push(`${what}: ${(error as Error).message}`);
+    },
+  });
   // The resource names the endpoint's real URL: its port is known once it listens, so a first
   // server picks the port and the protected one takes it over.
   const probe = createServer();
@@ -93,6 +101,7 @@ async function start(options: Partial<AuthOptions> = {}) {
 
 afterEach(async () => {
   reported.length = 0;
+  reportedErrors.length = 0;
   issuerHits.length = 0;
   await server?.close();
 });
@@ -110,7 +119,7 @@ const modern = (name: string) => ({
 async function callTool(name: string, bearer?: string) {
   const request = modern(name);
   const response = await fetch(url, { method: 'POST', body: request.body, headers: bearer === undefined ? request.headers : { ...request.headers, authorization: `Bearer ${bearer}` } });
-  return { status: response.status, challenge: response.headers.get('www-authenticate'), body: (await response.json()) as { result?: { content: Array<{ text: string }> }; error?: { code: number; message: string; data?: unknown } } };
+  return { status: response.status, challenge: response.headers.get('www-authenticate'), retryAfter: response.headers.get('retry-after'), body: (await response.json()) as { result?: { content: Array<{ text: string }> }; error?: { code: number; message: string; data?: unknown } } };
 }
 
 describe('the auth plugin over HTTP', () => {
@@ -190,13 +199,48 @@ describe('the auth plugin over HTTP', () => {
     expect(issuerHits).toEqual([`${ISSUER_PATH}/jwks`]);
   });
 
-  it('answers 500 and reports it when the issuer keys cannot be found, then tries again', async () => {
+  it('answers 503 with Retry-After and reports why when the issuer keys cannot be found, then tries again', async () => {
     await start({ issuer: `${new URL(issuer).origin}/nowhere` });
     const failed = await callTool('whoami', await token({}, { issuer: `${new URL(issuer).origin}/nowhere` }));
-    expect(failed.status).toBe(500);
-    expect(reported).toEqual(['plugin "@typemcp/auth": a token could not be checked']);
+    expect({ status: failed.status, retryAfter: failed.retryAfter, error: failed.body.error }).toEqual({
+      status: 503,
+      retryAfter: '10',
+      error: { code: -32000, message: 'Service Unavailable: the credentials cannot be checked now; try again later' },
+    });
+    expect(reportedErrors[0]).toMatch(/a token could not be checked: the keys of the issuer .*\/nowhere cannot be read: auth: the issuer .* publishes no metadata at/);
     await callTool('whoami', await token());
-    expect(reported).toHaveLength(2);
+    expect(reportedErrors).toHaveLength(2);
+  });
+
+  it('answers 503 with Retry-After when the issuer cannot be reached at all', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const gone = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    await start({ jwksUri: `${gone}/jwks` });
+    const failed = await callTool('whoami', await token());
+    expect({ status: failed.status, retryAfter: failed.retryAfter }).toEqual({ status: 503, retryAfter: '10' });
+    expect(reported).toEqual(['plugin "@typemcp/auth": a token could not be checked']);
+  });
+
+  it('accepts a token signed by a key the issuer has just added, at once', async () => {
+    await start({ jwksUri: `${issuer}/jwks` });
+    expect((await callTool('whoami', await token())).status).toBe(200);
+    const fresh = await generateKeyPair('ES256');
+    addedKeys.push({ ...(await exportJWK(fresh.publicKey)), kid: 'k2', alg: 'ES256', use: 'sig' });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      const signedByNewKey = await new SignJWT({ sub: 'ann', scope: 'notes:read' })
+        .setProtectedHeader({ alg: 'ES256', kid: 'k2' })
+        .setIssuer(issuer)
+        .setAudience(resource)
+        .setExpirationTime('5m')
+        .sign(fresh.privateKey);
+      expect((await callTool('whoami', signedByNewKey)).status).toBe(200);
+      expect(issuerHits).toEqual([`${ISSUER_PATH}/jwks`, `${ISSUER_PATH}/jwks`]);
+    } finally {
+      addedKeys.length = 0;
+    }
   });
 
   it('takes a verify function instead of JWT checks', async () => {
@@ -212,6 +256,10 @@ describe('the auth plugin over HTTP', () => {
     expect(refused.status).toBe(401);
     expect(refused.body.error!.message).toBe('Invalid token: the server does not accept it');
     expect(seen[0].headers.get('authorization')).toBe('Bearer opaque-1');
+    // RFC 6750's b64token grammar: a token with ":" never reaches verify.
+    const malformed = await callTool('whoami', 'user:secret');
+    expect({ status: malformed.status, message: malformed.body.error!.message }).toMatchObject({ status: 401, message: expect.stringMatching(/^Invalid token: /) });
+    expect(seen).toHaveLength(2);
   });
 
   it('with anonymous callers allowed, serves @Public tools without a token', async () => {

@@ -79,6 +79,7 @@ export {
   MissingClientCapabilityError,
   HeaderMismatchError,
   AccessDeniedError,
+  UnavailableError,
 } from './errors';
 export type { AccessDeniedReason } from './errors';
 export type {

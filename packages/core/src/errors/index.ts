@@ -19,5 +19,6 @@ export { UnsupportedProtocolVersionError } from './UnsupportedProtocolVersionErr
 export { MissingClientCapabilityError } from './MissingClientCapabilityError';
 export { HeaderMismatchError } from './HeaderMismatchError';
 export { AccessDeniedError } from './AccessDeniedError';
+export { UnavailableError } from './UnavailableError';
 export type { AccessDeniedReason } from './AccessDeniedError';
 export { withoutStack } from './withoutStack';

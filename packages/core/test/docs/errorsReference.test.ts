@@ -37,7 +37,7 @@ describe('docs/reference/errors.md', () => {
       else if (ErrorClass.prototype instanceof core.McpError) expect(Number(code)).toBe(new ErrorClass('probe').code);
       else if (ErrorClass === core.ToolError) expect(code).toBe(new core.ToolError('probe').code);
       else if (ErrorClass === core.ClientCapabilityError) expect(code).toBe(new core.ClientCapabilityError('x', 'probe').code);
-      else if ([core.SamplingRuleError, core.InvalidClientResponseError, core.RequestEndedError].includes(ErrorClass)) {
+      else if ([core.SamplingRuleError, core.InvalidClientResponseError, core.RequestEndedError, core.UnavailableError].includes(ErrorClass)) {
         expect(code).toBe(new ErrorClass('probe').code);
       }
       else if (ErrorClass === core.DefinitionError) expect(code).toMatch(/DefinitionError code/i);

@@ -1,5 +1,5 @@
 import type { AuthChallenge, Authentication } from '../../access';
-import { AccessDeniedError, DefinitionError, ErrorCode, McpError } from '../../errors';
+import { AccessDeniedError, DefinitionError, ErrorCode, McpError, UnavailableError } from '../../errors';
 import { isSessionless, sessionlessVersion, statelessVersion } from '../../eras';
 import { quote } from '../../protocol';
 import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, MessageInfo, Principal, RequestId, Transport } from '../../protocol';
@@ -224,6 +224,9 @@ export class StreamableHttp {
       } catch (error) {
         // The authentication reports its own failures; the client learns only that there was one.
         if (error instanceof AccessDeniedError) throw error;
+        if (error instanceof UnavailableError) {
+          throw new HttpError(503, 'Service Unavailable: the credentials cannot be checked now; try again later', -32000, { 'retry-after': String(error.retryAfterSec) });
+        }
         throw new HttpError(500, 'Internal error', -32603);
       }
       if (principal === undefined && !auth.allowAnonymous) throw new AccessDeniedError('unauthenticated', 'Unauthorized: this server needs a bearer token');
