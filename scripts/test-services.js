@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+// What the tests need beside Node: redis-server (the @typemcp/redis and cluster suites) and
+// Chromium (the MCP Apps browser tests), both Debian packages.
+//
+//   node scripts/test-services.js --install   (npm's pretest, and .ci/run)
+//       installs what is missing with apt-get when this is root on Debian, saying so in one line;
+//       otherwise says which suites will be skipped and how to install what they need;
+//       with CI=true a missing service is a failure (exit 1), never a skip.
+//   require('./scripts/test-services').suitesToSkip()   (jest.config.js)
+//       the test paths to leave out because what they need is missing (none under CI=true).
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const SERVICES = [
+  {
+    name: 'redis-server',
+    package: 'redis-server',
+    present: () => onPath('redis-server') || isExecutable('/usr/bin/redis-server'),
+    suites: ['packages/redis/test/', 'examples/04-cluster/test/'],
+    needs: 'the @typemcp/redis and cluster suites',
+  },
+  {
+    name: 'chromium',
+    package: 'chromium',
+    present: () => isExecutable(process.env.CHROMIUM || '/usr/bin/chromium'),
+    suites: ['examples/06-apps/test/browser.test.ts'],
+    needs: 'the MCP Apps browser tests',
+  },
+];
+
+function isExecutable(file) {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function onPath(command) {
+  return (process.env.PATH || '').split(path.delimiter).some((dir) => dir && isExecutable(path.join(dir, command)));
+}
+
+/**
+ * What to do about the missing services: install them (root with apt-get), fail (CI), or skip
+ * their suites. Pure, for the tests: `missing` are service names.
+ */
+function plan({ missing, isRoot, hasAptGet, ci }) {
+  if (missing.length === 0) return { install: [], skip: [], fail: undefined };
+  const services = SERVICES.filter((s) => missing.includes(s.name));
+  if (isRoot && hasAptGet) return { install: services.map((s) => s.package), skip: [], fail: undefined };
+  const command = `apt-get install ${services.map((s) => s.package).join(' ')}`;
+  if (ci) return { install: [], skip: [], fail: `CI=true and ${services.map((s) => s.name).join(', ')} missing: ${services.map((s) => s.needs).join(' and ')} cannot run. Install: ${command}` };
+  return { install: [], skip: services.flatMap((s) => s.suites), fail: undefined, command, services: services.map((s) => s.name) };
+}
+
+function missingServices() {
+  return SERVICES.filter((s) => !s.present()).map((s) => s.name);
+}
+
+function isCi() {
+  return process.env.CI === 'true' || process.env.CI === '1';
+}
+
+/** For jest.config.js: the paths of suites whose service is missing (never under CI). */
+function suitesToSkip() {
+  const missing = missingServices();
+  if (missing.length === 0 || isCi()) return [];
+  const { skip, command, services } = plan({ missing, isRoot: false, hasAptGet: false, ci: false });
+  process.stderr.write(`\n*** SKIPPING the tests that need ${services.join(' and ')} (${skip.join(', ')}): not installed. Install: sudo ${command} ***\n\n`);
+  return skip;
+}
+
+function main() {
+  const missing = missingServices();
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const todo = plan({ missing, isRoot, hasAptGet: onPath('apt-get'), ci: isCi() });
+  if (todo.install.length > 0) {
+    process.stderr.write(`test-services: installing the Debian packages ${todo.install.join(' ')} for the tests (apt-get, as root)\n`);
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    execFileSync('apt-get', ['update', '-qq'], { stdio: ['ignore', 'ignore', 'inherit'], env });
+    execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...todo.install], { stdio: ['ignore', 'ignore', 'inherit'], env });
+    const still = missingServices();
+    if (still.length > 0) {
+      process.stderr.write(`test-services: ${still.join(', ')} still missing after apt-get\n`);
+      process.exit(1);
+    }
+    return;
+  }
+  if (todo.fail) {
+    process.stderr.write(`test-services: ${todo.fail}\n`);
+    process.exit(1);
+  }
+  // Skips are announced by jest.config.js, where they happen.
+}
+
+module.exports = { plan, suitesToSkip, missingServices, SERVICES };
+
+if (require.main === module) main();
