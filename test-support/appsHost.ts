@@ -119,6 +119,8 @@ export async function launchChromium(): Promise<Browser> {
     throw new Error(`Chromium is not installed at ${executablePath}: the MCP Apps browser tests need a real browser. Install the Debian package (apt-get install chromium) or set CHROMIUM to a Chromium binary`);
   }
   const { chromium } = await import('playwright-core');
-  // As root (CI containers) Chromium's own sandbox cannot start; the app still runs in its iframe sandbox.
-  return chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
+  // As root (CI containers) Chromium's own sandbox cannot start; the app still runs in its iframe
+  // sandbox. No background connections: the machine's network is closed beyond 127.0.0.1.
+  const args = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+  return chromium.launch({ executablePath, headless: true, args });
 }
