@@ -37,6 +37,14 @@ export class StdioTransport implements Transport {
   private skipping = false;
   private readonly maxLineLength: number;
   private queue: string[] = [];
+  /**
+   * A progress notification waits in `queue`. The official SDK clients handle a notification a
+   * tick after they read it, and drop progress whose response they read in the same chunk: a
+   * response written after queued progress waits for that progress to go out first.
+   */
+  private progressQueued = false;
+  /** What was sent after such a response, in order, until the progress before it went out. */
+  private held: Array<{ line: string; kind: MessageKind }> | undefined;
   private flushScheduled = false;
   private waitingForDrain = false;
   private inputEnded = false;
@@ -73,15 +81,40 @@ export class StdioTransport implements Transport {
 
   send(message: OutgoingMessage): void {
     if (this.closed) return;
-    this.queue.push(JSON.stringify(message));
+    this.enqueue(JSON.stringify(message), kindOf(message));
+  }
+
+  private enqueue(line: string, kind: MessageKind): void {
+    if (this.held) {
+      this.held.push({ line, kind });
+      return;
+    }
+    if (kind === 'response' && this.progressQueued) {
+      // The progress goes out now, on its own; the response once that write has left.
+      this.held = [{ line, kind }];
+      this.flushNow();
+      this.output.write('', () => setImmediate(this.release));
+      return;
+    }
+    if (kind === 'progress') this.progressQueued = true;
+    this.queue.push(line);
     if (!this.flushScheduled && !this.waitingForDrain) {
       this.flushScheduled = true;
       setImmediate(this.flush);
     }
   }
 
+  private readonly release = () => {
+    const held = this.held ?? [];
+    this.held = undefined;
+    if (this.closed) return;
+    for (const { line, kind } of held) this.enqueue(line, kind);
+  };
+
   async close(): Promise<void> {
     if (this.closed) return;
+    for (const { line } of this.held ?? []) this.queue.push(line);
+    this.held = undefined;
     this.flushNow();
     this.closed = true;
     this.input.off('data', this.onData);
@@ -156,6 +189,7 @@ export class StdioTransport implements Transport {
     if (this.queue.length === 0 || this.closed) return;
     const chunk = this.queue.join('\n') + '\n';
     this.queue = [];
+    this.progressQueued = false;
     if (!this.writeOutput(chunk)) {
       // Backpressure: stop taking new work until the client reads what we wrote.
       this.waitingForDrain = true;
@@ -179,4 +213,13 @@ function redirectStrayWrites(stdout: Writable): () => void {
   return () => {
     stdout.write = original;
   };
+}
+
+type MessageKind = 'progress' | 'response' | 'other';
+
+/** Whether a message is a progress notification, a response, or anything else. */
+function kindOf(message: OutgoingMessage): MessageKind {
+  const fields = message as { method?: unknown; id?: unknown };
+  if (fields.method === 'notifications/progress') return 'progress';
+  return fields.method === undefined && fields.id !== undefined ? 'response' : 'other';
 }
