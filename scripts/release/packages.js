@@ -1,0 +1,5 @@
+// The packages published from this repository, in the order they are published (a package's
+// @typemcp/* dependencies before it), with their folders.
+const PUBLISHED = ['core', 'testing', 'cli', 'auth', 'opentelemetry', 'redis', 'create-typemcp'];
+
+module.exports = { PUBLISHED };
