@@ -109,8 +109,11 @@ fi
 USER_DIR="$WORK/user"
 mkdir -p "$USER_DIR"
 printf 'registry=%s\n' "$REGISTRY" > "$USER_DIR/.npmrc"
-# Nothing of the repository's npm settings or node_modules reaches the user's commands.
-user() { (cd "$1" && shift && env -u npm_config_prefix -u npm_package_json -u INIT_CWD -u NODE_OPTIONS npm_config_userconfig="$USER_DIR/.npmrc" npm_config_cache="$WORK/npm-cache" "$@"); }
+# The user's commands see nothing of this repository or of the npm running this script: a home
+# of their own, whose only npm setting is the local registry.
+mkdir -p "$WORK/home"
+cp "$USER_DIR/.npmrc" "$WORK/home/.npmrc"
+user() { (cd "$1" && shift && env -i PATH="$PATH" HOME="$WORK/home" TMPDIR="${TMPDIR:-/tmp}" npm_config_cache="$WORK/npm-cache" npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false "$@"); }
 log "npm create typemcp@latest my-server (from $REGISTRY)"
 user "$USER_DIR" npm create typemcp@latest my-server -- --transport stdio >"$WORK/create.log" 2>&1 || { cat "$WORK/create.log" >&2; die "npm create typemcp failed"; }
 PROJECT="$USER_DIR/my-server"
