@@ -90,10 +90,11 @@ export class StdioTransport implements Transport {
       return;
     }
     if (kind === 'response' && this.progressQueued) {
-      // The progress goes out now, on its own; the response once that write has left.
+      // The progress goes out now, on its own; the response a moment after that write has left,
+      // so that the client reads the two apart (writes close together reach it as one chunk).
       this.held = [{ line, kind }];
       this.flushNow();
-      this.output.write('', () => setImmediate(this.release));
+      this.output.write('', () => setTimeout(this.release, RESPONSE_AFTER_PROGRESS_MS).unref());
       return;
     }
     if (kind === 'progress') this.progressQueued = true;
@@ -216,6 +217,13 @@ function redirectStrayWrites(stdout: Writable): () => void {
 }
 
 type MessageKind = 'progress' | 'response' | 'other';
+
+/**
+ * How long a response waits after the progress written just before it: long enough for a
+ * client to read the progress on its own, even on a busy machine; paid only by a response that
+ * follows progress reported in the same tick.
+ */
+const RESPONSE_AFTER_PROGRESS_MS = 50;
 
 /** Whether a message is a progress notification, a response, or anything else. */
 function kindOf(message: OutgoingMessage): MessageKind {

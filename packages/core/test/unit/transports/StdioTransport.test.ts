@@ -41,6 +41,34 @@ describe('StdioTransport', () => {
     expect(writes).toEqual(['{"jsonrpc":"2.0","id":1,"result":{}}\n{"jsonrpc":"2.0","method":"x"}\n']);
   });
 
+  it('writes a response that follows queued progress apart from it, and what comes after it behind it', async () => {
+    const writes: Array<{ text: string; at: number }> = [];
+    const output = new Writable({
+      write(chunk, _enc, done) {
+        if (String(chunk) !== '') writes.push({ text: String(chunk), at: Date.now() });
+        done();
+      },
+    });
+    const { transport } = pair(output);
+    await transport.start();
+    const progress = { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 't', progress: 1 } } as const;
+    transport.send(progress);
+    transport.send({ jsonrpc: '2.0', id: 1, result: {} });
+    transport.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'after' } });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(writes.map((w) => w.text)).toEqual([
+      `${JSON.stringify(progress)}\n`,
+      '{"jsonrpc":"2.0","id":1,"result":{}}\n{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"after"}}\n',
+    ]);
+    expect(writes[1].at - writes[0].at).toBeGreaterThanOrEqual(45);
+    // Without progress before it, a response leaves with the rest of its tick, at once.
+    writes.length = 0;
+    transport.send({ jsonrpc: '2.0', method: 'x' });
+    transport.send({ jsonrpc: '2.0', id: 2, result: {} });
+    await nextTurn();
+    expect(writes.map((w) => w.text)).toEqual(['{"jsonrpc":"2.0","method":"x"}\n{"jsonrpc":"2.0","id":2,"result":{}}\n']);
+  });
+
   it('stops reading while the output pushes back and resumes when it drains', async () => {
     const output = new PassThrough({ highWaterMark: 16 });
     const { input, transport } = pair(output);
