@@ -29,6 +29,8 @@ export class JwtVerifier {
     const cached = this.verified.get(token);
     if (cached && cached.until > Date.now()) return cached.principal;
     if (cached) this.verified.delete(token);
+    // One token, one spelling: base64url whose unused bits are not zero decodes to the same bytes.
+    if (!token.split('.').every(isCanonicalBase64url)) throw new AccessDeniedError('invalid_token', 'Invalid token: it is not a well-formed signed JWT');
     let payload: JWTPayload;
     let keys: JWTVerifyGetKey;
     try {
@@ -89,6 +91,21 @@ export class JwtVerifier {
     }
     throw new Error(`auth: the issuer ${this.options.issuer} publishes no metadata at ${candidates.join(' or ')}; set jwksUri`);
   }
+}
+
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/**
+ * Whether `part` is base64url as its bytes encode to: no padding, only the alphabet, and the
+ * bits the last character carries beyond the bytes all zero (RFC 4648 §3.5).
+ */
+export function isCanonicalBase64url(part: string): boolean {
+  if (!/^[A-Za-z0-9_-]*$/.test(part) || part.length % 4 === 1) return false;
+  const rest = part.length % 4;
+  if (rest === 0) return true;
+  const last = BASE64URL.indexOf(part[part.length - 1]);
+  // Two characters carry one byte (4 spare bits), three carry two (2 spare bits).
+  return (last & (rest === 2 ? 0b1111 : 0b11)) === 0;
 }
 
 /** The principal of a verified token's claims. */

@@ -199,6 +199,21 @@ describe('the auth plugin over HTTP', () => {
     expect(issuerHits).toEqual([`${ISSUER_PATH}/jwks`]);
   });
 
+  it('refuses a token whose signature is spelled non-canonically (the same bytes, other spare bits)', async () => {
+    await start({ jwksUri: `${issuer}/jwks` });
+    const valid = await token();
+    expect((await callTool('whoami', valid)).status).toBe(200);
+    const [header, payload, signature] = valid.split('.');
+    // 64 signature bytes: 86 characters, the last carrying 2 bits and 4 spare ones.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(signature.at(-1)!);
+    const respelled = [1, 2, 3, 15].map((spare) => `${header}.${payload}.${signature.slice(0, -1)}${alphabet[(last & ~0b1111) | spare]}`);
+    for (const forged of respelled) {
+      const refused = await callTool('whoami', forged);
+      expect({ status: refused.status, message: refused.body.error?.message }).toEqual({ status: 401, message: 'Invalid token: it is not a well-formed signed JWT' });
+    }
+  });
+
   it('answers 503 with Retry-After and reports why when the issuer keys cannot be found, then tries again', async () => {
     await start({ issuer: `${new URL(issuer).origin}/nowhere` });
     const failed = await callTool('whoami', await token({}, { issuer: `${new URL(issuer).origin}/nowhere` }));

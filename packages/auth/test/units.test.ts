@@ -1,6 +1,6 @@
 import { AccessDeniedError } from '@typemcp/core';
 import { bearerChallenge, bearerToken } from '../src/challenge';
-import { principalOf } from '../src/JwtVerifier';
+import { isCanonicalBase64url, principalOf } from '../src/JwtVerifier';
 import { protectedResource } from '../src/protectedResource';
 
 describe('bearerChallenge', () => {
@@ -70,5 +70,18 @@ describe('principalOf', () => {
   it('refuses a token without a subject', () => {
     expect(() => principalOf({ scope: 'a' }, 'roles')).toThrow(AccessDeniedError);
     expect(() => principalOf({ sub: '' }, 'roles')).toThrow('Invalid token: it has no subject (sub)');
+  });
+});
+
+describe('isCanonicalBase64url', () => {
+  it('accepts only the spelling the bytes encode to', () => {
+    const spell = (bytes: number[]) => Buffer.from(bytes).toString('base64url');
+    for (const bytes of [[], [0], [255], [1, 2], [250, 251, 252], [9, 8, 7, 6]]) expect(isCanonicalBase64url(spell(bytes))).toBe(true);
+    expect(spell([0])).toBe('AA');
+    expect(isCanonicalBase64url('AB')).toBe(false); // decodes to [0] as well
+    expect(isCanonicalBase64url('AAB')).toBe(false);
+    expect(isCanonicalBase64url('A')).toBe(false);
+    expect(isCanonicalBase64url('AA==')).toBe(false);
+    expect(isCanonicalBase64url('A+/A')).toBe(false);
   });
 });

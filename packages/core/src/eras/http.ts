@@ -17,6 +17,20 @@ export function isSessionless(versionHeader: string | undefined, payload: unknow
 }
 
 /**
+ * A JSON-RPC batch that speaks 2026-07-28 (by its header, or a message's `_meta`): batches exist
+ * only in 2025-03-26, so it is an invalid request, not one that lacks a session.
+ */
+export function isModernBatch(versionHeader: string | undefined, payload: unknown): boolean {
+  if (!Array.isArray(payload)) return false;
+  if (versionHeader !== undefined && isModernVersion(versionHeader.trim())) return true;
+  return payload.some((message) => {
+    const params = typeof message === 'object' && message !== null ? (message as { params?: unknown }).params : undefined;
+    const meta = typeof params === 'object' && params !== null ? (params as { _meta?: unknown })._meta : undefined;
+    return typeof meta === 'object' && meta !== null && !Array.isArray(meta) && (meta as Record<string, unknown>)[PROTOCOL_VERSION_META] !== undefined;
+  });
+}
+
+/**
  * The handshake-era version a request without a session speaks: its `MCP-Protocol-Version`
  * header's, 2025-03-26 when it has none (the transport's rule); a refusal for a version this
  * server does not serve.

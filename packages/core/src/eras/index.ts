@@ -50,4 +50,4 @@ export function restoreScope(saved: SavedScope, session: Session | undefined): {
   };
   return { scope, codec: revision.era === 'modern' ? modernCodec : handshakeCodec };
 }
-export { isSessionless, sessionlessVersion, statelessVersion } from './http';
+export { isModernBatch, isSessionless, sessionlessVersion, statelessVersion } from './http';

@@ -399,6 +399,43 @@ describe('Streamable HTTP, more classes', () => {
     expect(real.status).toBe(200);
   });
 
+  it('closes the connection of a body that arrives too slowly, with its 408', async () => {
+    server = new McpServer({ name: 'h', version: '1', providers: [Tools] });
+    const { port } = await server.listen({ transport: 'http', port: 0, handleSignals: false, bodyTimeoutMs: 200 });
+    const { connect } = await import('node:net');
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+    const closed = new Promise<boolean>((resolve) => {
+      socket.once('close', () => resolve(true));
+      setTimeout(() => resolve(false), 3_000);
+    });
+    // Headers promise 100 bytes; the body trickles and stops.
+    socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{"jsonrpc"');
+    const wasClosed = await closed;
+    socket.destroy();
+    expect(received).toMatch(/^HTTP\/1\.1 408 /);
+    expect(received.toLowerCase()).toContain('connection: close');
+    expect(wasClosed).toBe(true);
+  });
+
+  it('answers a 2026-07-28 batch -32600 (batches are 2025-03-26 only), not "Mcp-Session-Id header is required"', async () => {
+    server = new McpServer({ name: 'h', version: '1', providers: [Tools] });
+    const { url } = await server.listen({ transport: 'http', port: 0, handleSignals: false });
+    const modern = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } };
+    const bodies = [[modern], [modern, { ...modern, id: 2 }], [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }]];
+    for (const [i, body] of bodies.entries()) {
+      // The last batch names its revision only in the header.
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28' };
+      const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+      expect({ i, status: response.status, error: ((await response.json()) as { error: unknown }).error }).toEqual({
+        i,
+        status: 400,
+        error: { code: -32600, message: 'Invalid Request: JSON-RPC batches exist only in protocol 2025-03-26; send each 2026-07-28 request on its own' },
+      });
+    }
+  });
+
   it('closes the connection of a 2026-07-28 request whose client left before it was served', async () => {
     server = new McpServer({ name: 'h', version: '1', providers: [Tools] });
     const handler = server.httpHandler();

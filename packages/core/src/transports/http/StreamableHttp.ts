@@ -1,6 +1,6 @@
 import type { AuthChallenge, Authentication } from '../../access';
 import { AccessDeniedError, DefinitionError, ErrorCode, McpError, UnavailableError } from '../../errors';
-import { isSessionless, sessionlessVersion, statelessVersion } from '../../eras';
+import { isModernBatch, isSessionless, sessionlessVersion, statelessVersion } from '../../eras';
 import { quote } from '../../protocol';
 import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, MessageInfo, Principal, RequestId, Transport } from '../../protocol';
 import { InMemoryEventStore } from '../../cluster';
@@ -284,7 +284,11 @@ export class StreamableHttp {
       throw new HttpError(415, 'Unsupported Media Type: the body must be application/json');
     }
     const info: MessageInfo = { principal, clientAddress: request.clientAddress, request };
-    if (isSessionless(request.headers.get('mcp-protocol-version') ?? undefined, payload)) return this.postAlone(request, payload as Message, info);
+    const versionHeader = request.headers.get('mcp-protocol-version') ?? undefined;
+    if (isModernBatch(versionHeader, payload)) {
+      throw new HttpError(400, 'Invalid Request: JSON-RPC batches exist only in protocol 2025-03-26; send each 2026-07-28 request on its own', -32600);
+    }
+    if (isSessionless(versionHeader, payload)) return this.postAlone(request, payload as Message, info);
     const messages = (Array.isArray(payload) ? payload : [payload]) as Message[];
     const isMessage = (m: Message) => typeof m === 'object' && m !== null && ('method' in m || 'result' in m || 'error' in m);
     if (messages.length === 0 || !messages.every(isMessage)) {

@@ -105,7 +105,9 @@ function writeReply(res: ServerResponse, reply: HttpReply): void {
     if (!res.writableEnded) res.end();
     return;
   }
-  res.writeHead(reply.status, reply.headers);
+  // A body not received (408) or refused unread (413): the connection ends with the answer, so a
+  // client trickling bytes cannot keep it, and no unread body is taken for the next request.
+  res.writeHead(reply.status, reply.status === 408 || reply.status === 413 ? { ...reply.headers, connection: 'close' } : reply.headers);
   if (body === undefined || typeof body === 'string') {
     res.end(body);
     return;
