@@ -8,12 +8,14 @@ import { HANDSHAKE_VERSIONS, isModernVersion, isServedVersion, PROTOCOL_VERSION_
  */
 export function isSessionless(versionHeader: string | undefined, payload: unknown): boolean {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload) || typeof (payload as { method?: unknown }).method !== 'string') return false;
-  const params = (payload as { params?: unknown }).params;
-  if (typeof params === 'object' && params !== null) {
-    const meta = (params as { _meta?: unknown })._meta;
-    if (typeof meta === 'object' && meta !== null && !Array.isArray(meta) && (meta as Record<string, unknown>)[PROTOCOL_VERSION_META] !== undefined) return true;
-  }
-  return versionHeader !== undefined && isModernVersion(versionHeader.trim());
+  return namesVersionInMeta(payload) || (versionHeader !== undefined && isModernVersion(versionHeader.trim()));
+}
+
+/** Whether a message names its protocol version in `params._meta`, as only 2026-07-28 requests do. */
+function namesVersionInMeta(message: unknown): boolean {
+  const params = typeof message === 'object' && message !== null ? (message as { params?: unknown }).params : undefined;
+  const meta = typeof params === 'object' && params !== null ? (params as { _meta?: unknown })._meta : undefined;
+  return typeof meta === 'object' && meta !== null && !Array.isArray(meta) && (meta as Record<string, unknown>)[PROTOCOL_VERSION_META] !== undefined;
 }
 
 /**
@@ -23,11 +25,7 @@ export function isSessionless(versionHeader: string | undefined, payload: unknow
 export function isModernBatch(versionHeader: string | undefined, payload: unknown): boolean {
   if (!Array.isArray(payload)) return false;
   if (versionHeader !== undefined && isModernVersion(versionHeader.trim())) return true;
-  return payload.some((message) => {
-    const params = typeof message === 'object' && message !== null ? (message as { params?: unknown }).params : undefined;
-    const meta = typeof params === 'object' && params !== null ? (params as { _meta?: unknown })._meta : undefined;
-    return typeof meta === 'object' && meta !== null && !Array.isArray(meta) && (meta as Record<string, unknown>)[PROTOCOL_VERSION_META] !== undefined;
-  });
+  return payload.some(namesVersionInMeta);
 }
 
 /**

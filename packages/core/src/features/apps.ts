@@ -16,8 +16,8 @@ export function appsPlugin(host: FeatureHost): CorePlugin {
 }
 
 /** Whether any tool or resource of the server belongs to an app. */
-export function servesApps(host: Pick<FeatureHost, 'tools' | 'resources'>): boolean {
-  return host.tools.list().some((tool) => tool.ui !== undefined) || host.resources.list().some((resource) => resource.definition.options.ui !== undefined);
+export function servesApps(host: Pick<FeatureHost, 'appTools' | 'resources'>): boolean {
+  return host.appTools || host.resources.list().some((resource) => resource.definition.options.ui !== undefined);
 }
 
 /**

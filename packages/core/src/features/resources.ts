@@ -1,5 +1,5 @@
 import { clip, echo } from '../protocol';
-import { ErrorCode, InvalidParamsError, InvalidRequestError, McpError } from '../errors';
+import { ErrorCode, InvalidRequestError, McpError } from '../errors';
 import type { ResourceListing } from '../metadata';
 import type { RegisteredResource } from '../runtime/buildResource';
 import type { Context } from '../runtime/Context';
@@ -9,6 +9,7 @@ import type { CorePlugin } from '../runtime/plugins';
 import { pageFor, perCaller, visibleTo } from './listFor';
 import { APP_MIME_TYPE } from '../apps';
 import { invokeKeepingMeaning } from './invokeOutsideTools';
+import { requireUri } from './params';
 import { routeAll } from './routeAll';
 import { inSkillNamespace, readSkillFile, skillResources } from './skills';
 
@@ -97,11 +98,6 @@ export function findResource(host: FeatureHost, uri: string): { resource: Regist
     if (variables) return { resource: template, variables };
   }
   return undefined;
-}
-
-function requireUri(params: Record<string, unknown>, method: string): string {
-  if (typeof params.uri !== 'string' || params.uri === '') throw new InvalidParamsError(`${method} needs a string "uri"`);
-  return params.uri;
 }
 
 async function readFrom(host: FeatureHost, resource: RegisteredResource, uri: string, args: unknown[], ctx: Context) {

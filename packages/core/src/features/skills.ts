@@ -3,10 +3,11 @@ import { clip, echo } from '../protocol';
 import type { Context } from '../runtime/Context';
 import type { MethodHandler } from '../runtime/Dispatcher';
 import type { CorePlugin } from '../runtime/plugins';
-import { canonicalSkillUri, digestOf, encodeSegment, fileContents, fileUri, SKILL_FILE, SKILL_SCHEME, skillFilesOf } from '../skills';
+import { canonicalSkillUri, digestOf, encodeSegment, fileContents, fileUri, SKILL_FILE, skillFilesOf } from '../skills';
 import type { RegisteredSkill, SkillFile } from '../skills';
 import type { FeatureHost } from './FeatureHost';
 import { pageFor, perCaller, visibleTo } from './listFor';
+import { requireUri } from './params';
 import { routeAll } from './routeAll';
 
 /** The Skills extension (SEP-2640). */
@@ -92,7 +93,7 @@ export async function skillResources(host: FeatureHost, ctx: Context): Promise<R
 
 /** Whether a uri lies in the namespace of a served skill (subscriptions accept it). */
 export function inSkillNamespace(host: FeatureHost, uri: string): RegisteredSkill | undefined {
-  return uri.startsWith(SKILL_SCHEME) ? host.skills.holding(uri)[0]?.skill : undefined;
+  return host.skills.holding(uri)[0]?.skill;
 }
 
 function servingSkills(host: FeatureHost, method: string): void {
@@ -175,11 +176,6 @@ async function directoryOf(host: FeatureHost, uri: string, ctx: Context): Promis
   }
   if (!exists) return undefined;
   return [...children.values()].sort((a, b) => ((a.name as string) < (b.name as string) ? -1 : 1));
-}
-
-function requireUri(params: Record<string, unknown>, method: string): string {
-  if (typeof params.uri !== 'string' || params.uri === '') throw new InvalidParamsError(`${method} needs a string "uri"`);
-  return params.uri;
 }
 
 /** Directory cursors name the directory and the position of the next child. */

@@ -1,8 +1,8 @@
-export { SkillCatalog, SKILL_FILE, SKILL_LIMITS, fileUri } from './SkillCatalog';
+export { SkillCatalog, SKILL_FILE, fileUri } from './SkillCatalog';
 export type { RegisteredSkill } from './SkillCatalog';
 export { readSkillFolder, watchSkillFolder } from './folder';
 export type { SkillFolderOptions } from './folder';
 export { buildSkill, skillFilesOf } from './fromMethod';
 export { digestOf, fileContents } from './files';
 export type { SkillFile } from './files';
-export { canonicalSkillUri, encodeSegment, SKILL_SCHEME } from './names';
+export { canonicalSkillUri, encodeSegment } from './names';
