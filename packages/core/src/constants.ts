@@ -17,3 +17,12 @@ export const ERROR_BRANDS = Symbol.for('typemcp.errorBrands');
 
 /** Where tsyringe's `@inject(token)` records constructor parameter tokens. */
 export const TSYRINGE_INJECTION_TOKENS = 'injectionTokens';
+
+/**
+ * Where a bundle made by `typemcp build` puts its precompiled validators (schema key →
+ * ajv standalone function), before the application's code runs; see validation/precompiled.ts.
+ */
+export const PRECOMPILED_VALIDATORS_KEY = Symbol.for('typemcp.precompiledValidators.v1');
+
+/** Where `typemcp build` asks, while it loads an application, to hear every schema a server will compile. */
+export const SCHEMA_COLLECTOR_KEY = Symbol.for('typemcp.schemaCollector.v1');

@@ -1,3 +1,5 @@
+import { nextTurn } from '../platform';
+
 /** A message between replicas: plain JSON. */
 export type ClusterMessage = Record<string, unknown>;
 
@@ -20,7 +22,7 @@ export class InMemoryBroadcaster implements Broadcaster {
   async publish(topic: string, message: ClusterMessage): Promise<void> {
     const text = JSON.stringify(message);
     // Delivered later, as over a network, each subscriber with its own copy.
-    for (const onMessage of this.topics.get(topic) ?? []) setImmediate(() => onMessage(JSON.parse(text) as ClusterMessage));
+    for (const onMessage of this.topics.get(topic) ?? []) nextTurn(() => onMessage(JSON.parse(text) as ClusterMessage));
   }
 
   async subscribe(topic: string, onMessage: (message: ClusterMessage) => void): Promise<() => Promise<void>> {

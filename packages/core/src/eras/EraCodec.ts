@@ -33,6 +33,8 @@ export interface Prepared {
    * unanswered question to the client ends it with `input_required`); never resolves otherwise.
    */
   readonly interrupt?: Promise<object>;
+  /** Settles when what the request carried is checked (2026-07-28: a signed requestState); the handler runs after, or the rejection is the answer. */
+  readonly ready?: Promise<void>;
 }
 
 /**

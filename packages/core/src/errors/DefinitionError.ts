@@ -22,6 +22,7 @@ export type DefinitionErrorCode =
   | 'EXPERIMENTAL_DECORATORS_REQUIRED'
   | 'PROVIDER_DEPENDENCIES_UNKNOWN'
   | 'PLUGIN_DEPENDENCY_MISSING'
-  | 'INVALID_SKILL';
+  | 'INVALID_SKILL'
+  | 'VALIDATOR_NOT_PRECOMPILED';
 
 brand(DefinitionError, 'DefinitionError');

@@ -55,6 +55,8 @@ export interface FeatureHost {
   describe(ctx: Context): Record<string, unknown>;
   /** The task runtime (MCP tasks): idle until a tool supports tasks. */
   readonly tasks: TaskRunner;
+  /** Runs `hook` once the server serves (now, when it already does): timers and I/O wait for it (a Worker's global scope allows neither). */
+  onServing(hook: () => void): void;
   /**
    * The scope and codec of a saved request (a task run in the background): its live session's
    * when this replica serves it, else as saved.

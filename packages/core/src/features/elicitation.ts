@@ -6,6 +6,7 @@ import { ClientFeatureServices } from '../runtime/services';
 import { compileAuthoredSchema } from '../validation';
 import { elicitAction, elicitationSchemaOf, readElicitResult } from './elicitationSchema';
 import type { ElicitationResult } from '../runtime/elicitationTypes';
+import { statelessRefusal } from './statelessRefusal';
 
 /** `core:elicitation`: `ctx.elicit()`. */
 export const elicitationPlugin: CorePlugin = {
@@ -23,6 +24,8 @@ export async function elicit(
   const capability = ctx.clientCapabilities.elicitation;
   const revision = ctx.revision;
   if (!revision.elicitation || !capability) {
+    const stateless = statelessRefusal(ctx, 'elicitation', 'to fill in a form (elicitation)');
+    if (stateless) throw stateless;
     throw new ClientCapabilityError(
       'elicitation',
       `The client ${!revision.elicitation ? `speaks ${ctx.protocolVersion}, which has no elicitation` : 'did not declare the "elicitation" capability'}`,

@@ -12,6 +12,7 @@ import { invokeKeepingMeaning } from './invokeOutsideTools';
 import { requireUri } from './params';
 import { routeAll } from './routeAll';
 import { inSkillNamespace, readSkillFile, skillResources } from './skills';
+import { bytesToBase64 } from '../platform';
 
 /** `core:resources`: the resource methods, and the `resources` capability while the server has resources, templates or skills. */
 export function resourcesPlugin(host: FeatureHost): CorePlugin {
@@ -122,7 +123,7 @@ export function shapeContents(value: unknown, uri: string, mimeType: string | un
   const base = (fallbackType: string) => ({ uri, mimeType: mimeType ?? fallbackType });
   if (typeof value === 'string') return [{ ...base('text/plain'), text: value }];
   if (value instanceof Uint8Array) {
-    return [{ ...base('application/octet-stream'), blob: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') }];
+    return [{ ...base('application/octet-stream'), blob: bytesToBase64(value) }];
   }
   return [{ ...base('application/json'), text: JSON.stringify(value ?? null) }];
 }

@@ -3,6 +3,7 @@ import type { ClientRequestOptions, Context } from '../runtime/Context';
 import type { CorePlugin } from '../runtime/plugins';
 import { ClientFeatureServices } from '../runtime/services';
 import type { Root } from '../runtime/samplingTypes';
+import { statelessRefusal } from './statelessRefusal';
 
 /** `core:roots`: `ctx.roots()`, and the notification that drops its cache. */
 export const rootsPlugin: CorePlugin = {
@@ -21,6 +22,8 @@ export const rootsPlugin: CorePlugin = {
  */
 export function listRoots(ctx: Context, options: ClientRequestOptions = {}): Promise<Root[]> {
   if (!ctx.clientCapabilities.roots) {
+    const stateless = statelessRefusal(ctx, 'roots', 'for its roots');
+    if (stateless) return Promise.reject(stateless);
     return Promise.reject(new ClientCapabilityError('roots', 'The client did not declare the "roots" capability, so it cannot be asked for its roots'));
   }
   const session = ctx.session;

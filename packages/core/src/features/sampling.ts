@@ -20,6 +20,7 @@ import type {
 } from '../runtime/samplingTypes';
 import { invokeTool } from './tools';
 import type { ToolInvoker } from './tools';
+import { statelessRefusal } from './statelessRefusal';
 
 const DEFAULT_MAX_ITERATIONS = 10;
 
@@ -64,6 +65,8 @@ export async function sample(
 function checkSamplingCapabilities(ctx: Context, request: SampleRequest): void {
   const sampling = ctx.clientCapabilities.sampling;
   if (!sampling) {
+    const stateless = statelessRefusal(ctx, 'sampling', 'to sample');
+    if (stateless) throw stateless;
     throw new ClientCapabilityError('sampling', 'The client did not declare the "sampling" capability, so it cannot be asked to sample');
   }
   const usesTools = request.tools !== undefined || request.toolChoice !== undefined || request.messages?.some(hasToolContent);

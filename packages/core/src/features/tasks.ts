@@ -37,11 +37,15 @@ export function tasksPlugin(host: FeatureHost): CorePlugin {
       // 2025-11-25 has tasks in the protocol itself (`capabilities.tasks`); the extension replaced them.
       plugin.extension(TASKS_EXTENSION, (_version, revision) => (revision.tasks && !revision.taskAugmentation && anyTaskTool(host) ? {} : undefined));
       host.tasks.bind(taskExecutor(host), statusNotifier(host));
-      // Timers and the store are touched only once a tool supports tasks.
+      // Timers and the store are touched only once the server serves and a tool supports tasks.
+      let serving = false;
       const startWhenNeeded = () => {
-        if (anyTaskTool(host)) host.tasks.start();
+        if (serving && anyTaskTool(host)) host.tasks.start();
       };
-      startWhenNeeded();
+      host.onServing(() => {
+        serving = true;
+        startWhenNeeded();
+      });
       host.tools.onChange(startWhenNeeded);
       plugin.onClose(() => host.tasks.close());
     },

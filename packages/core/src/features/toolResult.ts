@@ -1,5 +1,6 @@
 import type { Revision } from '../protocol';
 import type { RegisteredTool } from '../runtime/buildTool';
+import { bytesToBase64 } from '../platform';
 
 export type CallToolResult = Record<string, unknown> & { content: unknown[]; isError?: boolean };
 
@@ -47,7 +48,7 @@ function isCallToolResult(value: unknown): value is CallToolResult {
 
 function binaryContent(bytes: Uint8Array, tool: RegisteredTool, audioSupported: boolean): Record<string, unknown> {
   const mimeType = tool.definition.options.mimeType ?? 'application/octet-stream';
-  const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+  const data = bytesToBase64(bytes);
   if (mimeType.startsWith('image/')) return { type: 'image', data, mimeType };
   if (audioSupported && mimeType.startsWith('audio/')) return { type: 'audio', data, mimeType };
   return { type: 'resource', resource: { uri: `tool://${tool.name}/result`, mimeType, blob: data } };

@@ -103,6 +103,11 @@ export class MetadataStore {
     return { classLevel: classLevel ?? [], methodLevel: methodLevel ?? [] };
   }
 
+  /** Every class that declared a tool, resource, prompt, completion or skill, in declaration order. */
+  providers(): Constructor[] {
+    return [...new Set(this.definitions.map((d) => d.target))];
+  }
+
   /** Definitions of one kind declared on `provider` or on the classes it extends. */
   definitionsOf<K extends Kind>(provider: Constructor, kind: K): DefinitionOf<K>[] {
     const found = this.definitions.filter(
@@ -136,6 +141,11 @@ export class MetadataStore {
   /** The value titles of an enum DTO property, looking up the class chain. */
   enumTitlesOf(dto: Constructor, propertyName: string): Readonly<Record<string, string>> | undefined {
     return lookUpChain(this.enumTitles, dto, propertyName);
+  }
+
+  /** Classes with a described property (`@Description`). */
+  describedClasses(): Constructor[] {
+    return [...this.descriptions.keys()];
   }
 
   /** Properties of `dto` itself (not its parents) that carry a description, in declaration order. */

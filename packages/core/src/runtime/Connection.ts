@@ -23,6 +23,7 @@ import { passes, RateLimiter } from './Logger';
 import type { Observers } from './observers';
 import { errorResponse, failed, runRequest } from './runRequest';
 import type { Answer, Deliver, Running, Tracker } from './runRequest';
+import { nextTurn } from '../platform';
 
 /** What a connection needs from its server. */
 export interface ConnectionHost {
@@ -314,7 +315,7 @@ export class Connection implements RequestChannel, EraSource, Tracker {
     // A cancelled request already gave its id back; a new request may be using it.
     if (this.inFlight.get(id) === running) this.inFlight.delete(id);
     // The response is sent after this returns; close only once it has been handed over.
-    if (this.inputEnded) setImmediate(() => this.closeIfDrained());
+    if (this.inputEnded) nextTurn(() => this.closeIfDrained());
   }
 
   private initialize(id: RequestId, params: Record<string, unknown>): JsonRpcResponse {

@@ -1,6 +1,7 @@
 import { InvalidParamsError } from '../errors';
 import { echo, quote } from '../protocol';
 import type { Listed, Registry } from './Registry';
+import { base64urlToText, textToBase64url } from '../platform';
 
 export interface Page<T> {
   items: readonly T[];
@@ -63,17 +64,17 @@ export class Paginator<T> {
   }
 
   private encode(seq: number): string {
-    return Buffer.from(`${this.kind}:${seq}`).toString('base64url');
+    return textToBase64url(`${this.kind}:${seq}`);
   }
 
   private decode(cursor: string): number {
-    return Number(Buffer.from(cursor, 'base64url').toString().slice(this.kind.length + 1));
+    return Number((base64urlToText(cursor) ?? '').slice(this.kind.length + 1));
   }
 
   /** Returns the cursor when it is one this paginator could have issued; else -32602. */
   private checkCursor(cursor: unknown): string {
     if (typeof cursor === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(cursor)) {
-      const text = Buffer.from(cursor, 'base64url').toString();
+      const text = base64urlToText(cursor) ?? '';
       const prefix = `${this.kind}:`;
       const seq = text.startsWith(prefix) ? text.slice(prefix.length) : '';
       if (/^(0|[1-9]\d{0,15})$/.test(seq) && Number(seq) <= this.registry.lastSeq && this.encode(Number(seq)) === cursor) {

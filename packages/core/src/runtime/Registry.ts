@@ -101,7 +101,7 @@ export class Registry<T> {
     this.revision++;
     if (this.changeScheduled || this.listeners.size === 0) return;
     this.changeScheduled = true;
-    process.nextTick(() => {
+    queueMicrotask(() => {
       this.changeScheduled = false;
       for (const listener of this.listeners) listener();
     });

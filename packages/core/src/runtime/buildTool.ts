@@ -157,6 +157,7 @@ function rawValidator(schema: JsonSchema, where: string): DtoValidator<unknown> 
     checkSchema(schema);
     check = compileAuthoredSchema(schema);
   } catch (error) {
+    if (error instanceof DefinitionError) throw error;
     throw new DefinitionError('INVALID_OPTION', `${where}: inputSchema does not compile as JSON Schema 2020-12: ${(error as Error).message}`);
   }
   return {

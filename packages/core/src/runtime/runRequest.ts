@@ -74,6 +74,35 @@ export function runRequest(
   } catch (error) {
     return failed(host, id, error, method, codec);
   }
+  const start = { host, source, codec, request, params, principal, httpRequest, tracker, handler: route.handler, prepared };
+  if (prepared.ready === undefined) return dispatchPrepared(start, deliver);
+  // Something the request carried is checked asynchronously first (WebCrypto).
+  const answer = prepared.ready.then(
+    () => dispatchPrepared(start, undefined),
+    (error: unknown) => failed(host, id, error, method, codec),
+  );
+  if (!deliver) return answer;
+  answer.then(deliver).catch((failure: unknown) => host.reportError('request failed', failure));
+  return undefined;
+}
+
+/** A request whose era prepared it, ready for its handler. */
+interface Start {
+  readonly host: RunnerHost;
+  readonly source: EraSource;
+  readonly codec: EraCodec;
+  readonly request: JsonRpcRequest;
+  readonly params: Record<string, unknown>;
+  readonly principal: Principal | undefined;
+  readonly httpRequest: HttpRequestInfo | undefined;
+  readonly tracker: Tracker;
+  readonly handler: MethodHandler;
+  readonly prepared: Prepared;
+}
+
+function dispatchPrepared(start: Start, deliver: Deliver | undefined): Answer {
+  const { host, source, codec, request, params, principal, httpRequest, tracker, prepared } = start;
+  const { id, method } = request;
   const ctx = new Context({
     requestId: id,
     method,
@@ -91,7 +120,7 @@ export function runRequest(
   tracker.started(id, run);
   let result: ReturnType<MethodHandler>;
   try {
-    result = host.dispatcher.dispatch(route.handler, method, params, ctx);
+    result = host.dispatcher.dispatch(start.handler, method, params, ctx);
   } catch (error) {
     return settle(run, undefined, error);
   }

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type { ClusterMessage, ClusterOptions } from '../cluster';
 import type { LoggingLevel } from '../session';
+import { randomToken } from '../platform';
 
 /** What one replica tells the others of: the changes and logs every client must hear. */
 export type ClusterChange =
@@ -15,7 +15,7 @@ const CHANGES_TOPIC = 'changes';
  * server logs to and from the other replicas (whose clients must hear them too).
  */
 export class ClusterLink {
-  readonly replicaId: string;
+  private replicaName: string | undefined;
   private subscribed: Promise<() => Promise<void>> | undefined;
 
   constructor(
@@ -23,7 +23,12 @@ export class ClusterLink {
     private readonly onRemote: (change: ClusterChange) => void,
     readonly reportError: (what: string, error: unknown) => void,
   ) {
-    this.replicaId = options.replicaId ?? randomBytes(6).toString('base64url').replace(/[^A-Za-z0-9]/g, 'x');
+    this.replicaName = options.replicaId;
+  }
+
+  /** This replica's name; a random one is made when first needed (a constructor must not ask for random values). */
+  get replicaId(): string {
+    return (this.replicaName ??= randomToken(6).replace(/[^A-Za-z0-9]/g, 'x'));
   }
 
   /** Starts hearing the other replicas (once); resolves when it does. */

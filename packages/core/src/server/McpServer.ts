@@ -8,7 +8,7 @@ import type { Registry } from '../runtime/Registry';
 import type { Session } from '../session';
 import type { SkillFolderOptions } from '../skills';
 import type { FetchHandler, FetchHandlerOptions, HttpHandlerOptions, NodeHttpHandler } from '../transports';
-import { listenHttp, listenStdio } from './listen';
+import { nodeHost } from './host';
 import type { ConnectOptions, HttpListenOptions, ListControl, ListenAddress, ListenOptions, McpServerOptions, PromptsControl, ResourcesControl, StdioListenOptions, ToolsControl } from './options';
 import { ServerRuntime } from './ServerRuntime';
 
@@ -74,7 +74,7 @@ export class McpServer {
    * as they happen. Returns the server.
    */
   skills(folder: string, options: SkillFolderOptions = {}): this {
-    this.runtime.serveSkills(folder, options);
+    this.runtime.serveSkills(folder, options, nodeHost('server.skills(folder)').skillFolders);
     return this;
   }
 
@@ -91,8 +91,9 @@ export class McpServer {
   async listen(options: StdioListenOptions): Promise<void>;
   async listen(options: HttpListenOptions): Promise<ListenAddress>;
   async listen(options: ListenOptions): Promise<void | ListenAddress> {
-    if (options.transport === 'http') return listenHttp(this.runtime, options);
-    return listenStdio(this.runtime, options);
+    const host = nodeHost('server.listen()');
+    if (options.transport === 'http') return host.listenHttp(this.runtime, options);
+    return host.listenStdio(this.runtime, options);
   }
 
   /**
@@ -100,7 +101,8 @@ export class McpServer {
    * HTTP+SSE transport) for mounting in node:http, Express, Fastify or any Node server.
    */
   httpHandler(options: HttpHandlerOptions = {}): NodeHttpHandler {
-    return this.runtime.httpHandler(options);
+    const { nodeHandler } = nodeHost('server.httpHandler()');
+    return this.runtime.addHttpHandler((runtime) => nodeHandler(runtime, options));
   }
 
   /**

@@ -39,7 +39,9 @@ import { SkillCatalog } from '../skills';
 import type { RegisteredSkill, SkillFolderOptions } from '../skills';
 import { Registry } from '../runtime/Registry';
 import { ClientFeatureServices, ClusterService } from '../runtime/services';
-import { createFetchHandler, createNodeHandler } from '../transports';
+import { laterTurn, writeStderr } from '../platform';
+import { assertPrecompiled } from '../validation';
+import { createFetchHandler } from '../transports';
 import type { AloneExchange, FetchHandler, FetchHandlerOptions, HttpHandlerOptions, HttpServerHost, NodeHttpHandler } from '../transports';
 import { serveAlone } from '../runtime/serveAlone';
 import { ClusterLink } from './ClusterLink';
@@ -47,6 +49,7 @@ import type { ClusterChange } from './ClusterLink';
 import type { McpServerOptions } from './options';
 import { registerProvider } from './registerProvider';
 import { serveSkillFolder } from './skillFolders';
+import type { SkillFolderReader } from './skillFolders';
 
 /** Something that takes requests from outside and must stop before the connections close (an HTTP listener). */
 export interface Listener {
@@ -117,6 +120,7 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
   private started = false;
   /** Whether the app links were checked: once the server serves, then for every provider added. */
   private serving = false;
+  private readonly servingHooks: Array<() => void> = [];
   private appToolsAt = { revision: -1, any: false };
 
   /** What the era codecs put on the wire of this server (ServerDescription): the runtime itself. */
@@ -202,16 +206,26 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
     return this.appToolsAt.any;
   }
 
-  /** Checks what can only be checked once every provider is in (the UI of each app tool), when the server first serves. */
+  /**
+   * Checks what can only be checked once every provider is in, when the server first serves:
+   * the UI of each app tool, and where nothing may be compiled (Workers), a precompiled validator for every schema.
+   */
   private startServing(): void {
     if (this.serving) return;
     checkAppLinks(this);
+    assertPrecompiled();
     this.serving = true;
+    for (const hook of this.servingHooks.splice(0)) hook();
+  }
+
+  onServing(hook: () => void): void {
+    if (this.serving) hook();
+    else this.servingHooks.push(hook);
   }
 
   /** Serves a folder of skills (see McpServer.skills). */
-  serveSkills(folder: string, options: SkillFolderOptions): void {
-    serveSkillFolder(this, folder, options);
+  serveSkills(folder: string, options: SkillFolderOptions, reader: SkillFolderReader): void {
+    serveSkillFolder(this, reader, folder, options);
   }
 
   /** Serves one client over the given transport; resolves once the transport has started. */
@@ -227,10 +241,10 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
     return connection.session;
   }
 
-  /** A Node `(req, res)` handler over this runtime (see McpServer.httpHandler). */
-  httpHandler(options: HttpHandlerOptions): NodeHttpHandler {
+  /** Serves through a handler made outside (the Node adapter): closed with the runtime. */
+  addHttpHandler<H extends { close(graceMs?: number): Promise<void> }>(make: (runtime: this) => H): H {
     this.startServing();
-    const handler = createNodeHandler(this, options);
+    const handler = make(this);
     this.httpHandlers.add(handler);
     return handler;
   }
@@ -262,7 +276,7 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
     for (const hook of this.closingHooks.splice(0)) hook();
     // subscriptions/listen streams end with a result, which goes out before the connections close.
     this.changes.endAll();
-    await new Promise((resolve) => setImmediate(resolve));
+    await laterTurn();
     const listeners = [...this.listeners];
     this.listeners.clear();
     const stopped = listeners.map((listener) => listener.stop());
@@ -311,7 +325,7 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
   reportError(what: string, error: unknown): void {
     if (this.options.onError) return this.options.onError(what, error);
     const detail = error instanceof Error ? (this.debug ? error.stack : error.message) : String(error);
-    process.stderr.write(`[${this.options.name}] ${what}: ${detail}\n`);
+    writeStderr(`[${this.options.name}] ${what}: ${detail}`);
   }
 
   // ServerDescription
@@ -387,7 +401,8 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
     const cluster = services.get(ClusterService) as ClusterOptions | undefined;
     if (cluster) {
       this.link = new ClusterLink(cluster, (change) => this.applyRemoteChange(change), (what, error) => this.reportError(what, error));
-      this.tasks.attachCluster({ broadcaster: cluster.broadcaster, replicaId: this.link.replicaId, store: cluster.tasks });
+      const link = this.link;
+      this.tasks.attachCluster({ broadcaster: cluster.broadcaster, replicaId: () => link.replicaId, store: cluster.tasks });
     }
     if (services.has(AuthenticationService)) this.access.requireAuthentication();
     for (const feature of Object.keys(ClientFeatureServices) as Array<keyof ClientFeatures>) {

@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { DefinitionError } from '../errors';
 import { AuthenticationService } from '../access';
-import { StdioTransport } from '../transports';
+import { createNodeHandler } from '../transports/http/node';
+import { StdioTransport } from '../transports/StdioTransport';
 import type { HttpListenOptions, ListenAddress, StdioListenOptions } from './options';
 import type { ServerRuntime } from './ServerRuntime';
 
@@ -23,7 +24,7 @@ export async function listenStdio(server: ServerRuntime, options: StdioListenOpt
 /** Serves Streamable HTTP (and the legacy HTTP+SSE transport) on a node:http server of its own. */
 export async function listenHttp(server: ServerRuntime, options: HttpListenOptions): Promise<ListenAddress> {
   const { host = '127.0.0.1', port = 3000, path = '/mcp' } = options;
-  const handler = server.httpHandler({ ...options, path });
+  const handler = server.addHttpHandler((runtime) => createNodeHandler(runtime, { ...options, path }));
   // node:http is loaded only by servers that listen over HTTP.
   const { createServer }: typeof import('node:http') = require('node:http');
   const http = createServer((req, res) => void handler(req, res));

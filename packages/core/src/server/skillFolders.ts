@@ -1,7 +1,13 @@
 import type { AccessPolicy } from '../access';
-import { readSkillFolder, watchSkillFolder } from '../skills';
 import { fileUri } from '../skills';
+import type { readSkillFolder, watchSkillFolder } from '../skills/folder';
 import type { RegisteredSkill, SkillCatalog, SkillFolderOptions } from '../skills';
+
+/** Reads a folder of skills, and watches it for changes (Node's filesystem: see host.ts). */
+export interface SkillFolderReader {
+  read: typeof readSkillFolder;
+  watch: typeof watchSkillFolder;
+}
 
 /** What serving a folder of skills needs of the runtime. */
 export interface SkillFolderHost {
@@ -17,15 +23,15 @@ export interface SkillFolderHost {
  * watched, read again after every change; a reload that fails keeps the skills served before
  * it. Skills that did not change stay as they were; subscribers of changed files hear of it.
  */
-export function serveSkillFolder(host: SkillFolderHost, folder: string, options: SkillFolderOptions): void {
+export function serveSkillFolder(host: SkillFolderHost, reader: SkillFolderReader, folder: string, options: SkillFolderOptions): void {
   const origin = `server.skills(${JSON.stringify(folder)})`;
-  let current = readSkillFolder(folder, options);
+  let current = reader.read(folder, options);
   host.access.register(current.map((skill) => skill.target));
   host.skills.replace(origin, [], current);
   if (!options.watch) return;
-  const stop = watchSkillFolder(folder, () => {
+  const stop = reader.watch(folder, () => {
     try {
-      const next = keepUnchanged(current, readSkillFolder(folder, options));
+      const next = keepUnchanged(current, reader.read(folder, options));
       host.access.register(next.map((skill) => skill.target));
       host.skills.replace(origin, current, next);
       for (const uri of changedFiles(current, next)) host.notifyUpdated(uri);

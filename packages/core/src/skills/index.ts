@@ -1,6 +1,5 @@
 export { SkillCatalog, SKILL_FILE, fileUri } from './SkillCatalog';
 export type { RegisteredSkill } from './SkillCatalog';
-export { readSkillFolder, watchSkillFolder } from './folder';
 export type { SkillFolderOptions } from './folder';
 export { buildSkill, skillFilesOf } from './fromMethod';
 export { digestOf, fileContents } from './files';

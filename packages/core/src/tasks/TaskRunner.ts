@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { Broadcaster, ClusterMessage } from '../cluster/Broadcaster';
 import { DefinitionError, InvalidRequestError } from '../errors';
 import { InMemoryTaskStore } from './InMemoryTaskStore';
 import { isTerminal, outstandingKeys } from './TaskStore';
 import type { TaskInputRequest, TaskRecord, TaskStatus, TaskStore } from './TaskStore';
+import { unrefTimer } from '../platform';
 
 /** How a server keeps and runs tasks (`McpServer` option `tasks`). */
 export interface TaskOptions {
@@ -52,7 +52,8 @@ export type TaskWatcher = (task: TaskRecord) => void;
 /** What the cluster gives the task runtime: see `TaskRunner.attachCluster`. */
 export interface TaskClusterAttachment {
   broadcaster?: Broadcaster;
-  replicaId?: string;
+  /** The replica's name, or where to ask for it once needed (a random one is made on first use). */
+  replicaId?: string | (() => string);
   store?: TaskStore;
 }
 
@@ -94,7 +95,8 @@ export class TaskRunner {
   readonly settings: Required<Omit<TaskOptions, 'store'>>;
   private storeValue: TaskStore | undefined;
   private broadcaster: Broadcaster | undefined;
-  private replica: string = `replica-${randomUUID()}`;
+  /** Made when first needed: a constructor must not ask for random values (Workers). */
+  private replicaName: string | (() => string) | undefined;
   private executor: TaskExecutor | undefined;
   private listener: TaskStatusListener | undefined;
   /** The tasks this replica runs, by id. */
@@ -132,6 +134,11 @@ export class TaskRunner {
     return this.replica;
   }
 
+  private get replica(): string {
+    if (typeof this.replicaName === 'function') this.replicaName = this.replicaName();
+    return (this.replicaName ??= `replica-${crypto.randomUUID()}`) as string;
+  }
+
   /**
    * @internal The hook for the cluster: makes this runtime one replica of a cluster. Tasks are
    * kept in `store` (shared by the replicas), status changes are published on `broadcaster`
@@ -140,7 +147,7 @@ export class TaskRunner {
    */
   attachCluster({ broadcaster, replicaId, store }: TaskClusterAttachment): void {
     if (store) this.storeValue = store;
-    if (replicaId) this.replica = replicaId;
+    if (replicaId) this.replicaName = replicaId;
     if (broadcaster && broadcaster !== this.broadcaster) {
       this.dropSubscription();
       this.broadcaster = broadcaster;
@@ -159,7 +166,7 @@ export class TaskRunner {
     if (this.started || this.closed) return;
     this.started = true;
     this.timer = setInterval(() => void this.tick(), this.settings.renewIntervalMs);
-    this.timer.unref();
+    unrefTimer(this.timer);
     if (this.broadcaster) this.subscribe();
   }
 
@@ -238,7 +245,7 @@ export class TaskRunner {
   newRecord(fields: Pick<TaskRecord, 'owner' | 'request' | 'rerunnable' | 'ttlMs'>): TaskRecord {
     const now = new Date().toISOString();
     return {
-      taskId: randomUUID(),
+      taskId: crypto.randomUUID(),
       status: 'working',
       createdAt: now,
       lastUpdatedAt: now,
@@ -442,7 +449,7 @@ export class TaskRunner {
         reject(signal.reason);
       };
       const timer = setTimeout(wake, fallbackMs);
-      timer.unref();
+      unrefTimer(timer);
       wakers.add(wake);
       signal.addEventListener('abort', onAbort, { once: true });
     });

@@ -2,6 +2,7 @@ import { validate } from 'class-validator';
 import type { Constructor } from '../metadata';
 import { describeDto } from '../schema';
 import { compiledSchema } from './ajv';
+import { noteSchema } from './precompiled';
 import { formatAjvErrors, formatClassValidatorErrors, mergeMessages } from './formatErrors';
 import { isFlatDto } from './flatDto';
 import { freeFormLifter } from './freeForm';
@@ -23,7 +24,7 @@ export function compileDtoValidator<T>(dto: Constructor<T>): DtoValidator<T> {
   if (!validator) {
     // The schema is built now, so declaration mistakes surface at start-up; ajv compiles on
     // the first call, which keeps start-up fast.
-    describeDto(dto);
+    noteSchema(describeDto(dto).schema, true);
     let compiled: DtoValidator<T> | undefined;
     validator = { validate: (args) => (compiled ??= createValidator(dto)).validate(args) };
     cache.set(dto, validator);

@@ -88,6 +88,8 @@ function flaky(store: InMemoryTaskStore): { store: InMemoryTaskStore; failing: {
 function leaseReplica(store: InMemoryTaskStore): McpServer {
   const server = new McpServer({ name: 'leases', version: '1.0.0', providers: [LeaseTools], tasks: { ...tuning, store }, requestState: { secret: 'replica-test-secret-0123456789' } });
   servers.push(server);
+  // A replica serves: its task runner (leases, claims) starts then, not when it is constructed.
+  server.fetchHandler();
   return server;
 }
 
@@ -131,6 +133,7 @@ function replica(store: InMemoryTaskStore, pollIntervalMs = tuning.pollIntervalM
     requestState: { secret: 'replica-test-secret-0123456789' },
   });
   servers.push(server);
+  server.fetchHandler();
   return server;
 }
 

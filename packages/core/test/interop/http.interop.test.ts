@@ -84,7 +84,7 @@ describe('Streamable HTTP with the official SDK client', () => {
       expect(textOf(await client.callTool({ name: 'whoami' }))).toBe('stateless');
       const asked = await client.callTool({ name: 'ask', arguments: { text: 'x' } });
       expect(asked.isError).toBe(true);
-      expect(textOf(asked)).toContain('sampling');
+      expect(textOf(asked)).toContain('without sessions (stateless HTTP), so a request cannot ask the client to sample');
       expect((recorder.inner as StreamableHTTPClientTransport).sessionId).toBeUndefined();
     } finally {
       await client.close();

@@ -105,8 +105,13 @@ describe('the tarball', () => {
   });
 
   it('declares entry points that exist in it, and peer ranges starting at the versions installed here', () => {
-    expect(manifest.exports).toEqual({ '.': { types: './dist/index.d.ts', default: './dist/index.js' }, './package.json': './package.json' });
-    for (const file of [manifest.main, manifest.types]) expect(packedFiles).toContain(path.normalize(file));
+    const web = './dist/index.web.js';
+    expect(manifest.exports).toEqual({
+      '.': { types: './dist/index.d.ts', workerd: web, worker: web, browser: web, default: './dist/index.js' },
+      './build': { types: './dist/build/index.d.ts', default: './dist/build/index.js' },
+      './package.json': './package.json',
+    });
+    for (const file of [manifest.main, manifest.types, web, './dist/build/index.js']) expect(packedFiles).toContain(path.normalize(file));
     const lowest = Object.fromEntries(LOWEST_PEERS.map((spec) => [spec.slice(0, spec.lastIndexOf('@')), spec.slice(spec.lastIndexOf('@') + 1)]));
     expect(Object.keys(manifest.peerDependencies).sort()).toEqual(Object.keys(lowest).sort());
     for (const [name, range] of Object.entries(manifest.peerDependencies)) expect(range).toMatch(new RegExp(`^\\^${lowest[name].replace(/\./g, '\\.')}( |$)`));

@@ -4,6 +4,7 @@ import type { OutgoingRequestOptions, RequestId } from '../../protocol';
 import type { LoggingLevel, RequestChannel, RequestScope } from '../../session';
 import { openRequestState, sealRequestState } from './requestState';
 import type { RequestBinding, RequestStateKey } from './requestState';
+import { nextTurn } from '../../platform';
 
 /** The only requests whose answer may be `input_required` (2026-07-28, MRTR). */
 export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
@@ -28,7 +29,9 @@ export class InputRound implements RequestChannel {
   private neededPromise: Promise<InputRequiredResult> | undefined;
   private announce: ((result: InputRequiredResult) => void) | undefined;
   private fail: ((error: unknown) => void) | undefined;
-  private readonly answers: Readonly<Record<string, unknown>>;
+  private answers: Readonly<Record<string, unknown>>;
+  /** Set while a carried requestState is being checked; the request runs once it settles. */
+  readonly ready: Promise<void> | undefined;
   /** What one run asked and used; made at the first question (most requests ask none). */
   private asked: Asked | undefined;
   private ended = false;
@@ -48,9 +51,14 @@ export class InputRound implements RequestChannel {
         throw new InvalidParamsError(`inputResponses[${quote(inputKey)}] must be a result object`);
       }
     }
-    const carried = params.requestState === undefined ? undefined : openRequestState(key, params.requestState, binding);
-    // Earlier rounds' answers are signed; a retry cannot replace them.
-    this.answers = responses === undefined && carried === undefined ? NO_ANSWERS : { ...(responses as Record<string, unknown> | undefined), ...carried };
+    const given = responses as Record<string, unknown> | undefined;
+    this.answers = given ?? NO_ANSWERS;
+    if (params.requestState !== undefined) {
+      // Earlier rounds' answers are signed; a retry cannot replace them.
+      this.ready = openRequestState(key, params.requestState, binding).then((carried) => {
+        this.answers = { ...given, ...carried };
+      });
+    }
   }
 
   /**
@@ -100,7 +108,7 @@ export class InputRound implements RequestChannel {
     if (this.ended) return Promise.reject(endedError());
     if (Object.keys(asked.questions).length === 0) {
       void this.needed; // made now: the round's end announces on it
-      setImmediate(() => this.endRound());
+      nextTurn(() => void this.endRound());
     }
     asked.questions[inputKey] = params === undefined ? { method } : { method, params };
     const pending = new Promise<Record<string, unknown>>((_resolve, reject) => asked.abandon.push(reject));
@@ -120,14 +128,14 @@ export class InputRound implements RequestChannel {
     return key;
   }
 
-  private endRound(): void {
+  private async endRound(): Promise<void> {
     this.ended = true;
     const asked = this.asked!;
     try {
       this.announce!({
         resultType: 'input_required',
         inputRequests: asked.questions,
-        requestState: sealRequestState(this.key, this.binding, asked.used),
+        requestState: await sealRequestState(this.key, this.binding, asked.used),
       });
     } catch (error) {
       this.fail!(error);

@@ -43,7 +43,7 @@ class MetaScope implements RequestScope {
 
 /** What a request's `requestState` is bound to; the digest costs a hash of the params, paid only by a request that carries or issues a state. */
 class Binding implements RequestBinding {
-  private hashed: string | undefined;
+  private hashed: Promise<string> | undefined;
 
   constructor(
     readonly method: string,
@@ -51,7 +51,7 @@ class Binding implements RequestBinding {
     readonly principal: string | undefined,
   ) {}
 
-  get digest(): string {
+  get digest(): Promise<string> {
     return (this.hashed ??= paramsDigest(this.params));
   }
 }
@@ -65,6 +65,10 @@ class ModernRequest implements Prepared {
 
   get interrupt(): Promise<object> {
     return this.channel.needed;
+  }
+
+  get ready(): Promise<void> | undefined {
+    return this.channel.ready;
   }
 }
 

@@ -1,5 +1,5 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { InvalidParamsError } from '../../errors';
+import { base64urlToText, constantTimeEqual, hmacSha256, randomToken, sha256Base64url, textToBase64url } from '../../platform';
 
 /** The server's key for `requestState`, and how long a state stays valid. */
 export interface RequestStateKey {
@@ -11,7 +11,7 @@ export interface RequestStateKey {
 export interface RequestBinding {
   readonly method: string;
   /** paramsDigest() of the request's params. */
-  readonly digest: string;
+  readonly digest: Promise<string>;
   readonly principal: string | undefined;
 }
 
@@ -35,10 +35,16 @@ const ROUND_PARAMS = new Set(['_meta', 'inputResponses', 'requestState']);
  * A digest of what makes a request the same request across its rounds: its params without
  * `_meta`, `inputResponses` and `requestState`, in a key order of their own.
  */
-export function paramsDigest(params: Record<string, unknown>): string {
+export function paramsDigest(params: Record<string, unknown>): Promise<string> {
   const salient: Record<string, unknown> = {};
   for (const key of Object.keys(params).sort()) if (!ROUND_PARAMS.has(key)) salient[key] = params[key];
-  return createHash('sha256').update(encodeForState(() => canonicalJson(salient), 'the request params')).digest('base64url');
+  let json: string;
+  try {
+    json = encodeForState(() => canonicalJson(salient), 'the request params');
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return sha256Base64url(json);
 }
 
 /** JSON for a state or its digest; client data nested too deep to encode is refused, not thrown. */
@@ -63,46 +69,49 @@ function canonicalJson(value: unknown): string {
 }
 
 /** `<payload>.<HMAC-SHA256 of payload>`, both base64url: opaque to the client, tamper-evident. */
-export function sealRequestState(key: RequestStateKey, binding: RequestBinding, answers: Record<string, unknown>): string {
+export async function sealRequestState(key: RequestStateKey, binding: RequestBinding, answers: Record<string, unknown>): Promise<string> {
   const payload: Payload = {
     v: 1,
     m: binding.method,
-    d: binding.digest,
+    d: await binding.digest,
     p: binding.principal ?? null,
     e: Date.now() + key.ttlMs,
-    n: randomBytes(9).toString('base64url'),
+    n: randomToken(9),
     a: answers,
   };
-  const body = Buffer.from(encodeForState(() => JSON.stringify(payload), 'the input responses')).toString('base64url');
-  return `${body}.${sign(key, body)}`;
+  const body = textToBase64url(encodeForState(() => JSON.stringify(payload), 'the input responses'));
+  return `${body}.${await sign(key, body)}`;
 }
 
 /**
  * The answers a state carries, after checking its signature, expiry and binding; a state
  * that fails any check is refused with -32602 and nothing of it is used.
  */
-export function openRequestState(key: RequestStateKey, state: unknown, binding: RequestBinding): Record<string, unknown> {
+export async function openRequestState(key: RequestStateKey, state: unknown, binding: RequestBinding): Promise<Record<string, unknown>> {
   const refuse = (why: string) => new InvalidParamsError(`Invalid requestState: ${why}; send the request again without it`);
   if (typeof state !== 'string') throw refuse('it must be the string the server sent');
   const dot = state.indexOf('.');
   const body = state.slice(0, dot);
   // Compared as text: base64url decoding would accept other spellings of the same signature.
-  const signature = Buffer.from(state.slice(dot + 1));
-  const expected = Buffer.from(sign(key, body));
-  if (dot < 1 || signature.length !== expected.length || !timingSafeEqual(signature, expected)) throw refuse('integrity check failed');
+  if (dot < 1 || !constantTimeEqual(state.slice(dot + 1), await sign(key, body))) throw refuse('integrity check failed');
   let payload: Payload;
   try {
-    payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Payload;
+    payload = JSON.parse(base64urlToText(body) ?? '') as Payload;
   } catch {
     throw refuse('integrity check failed');
   }
   if (payload.v !== 1 || typeof payload.a !== 'object' || payload.a === null) throw refuse('unknown format');
   if (!(payload.e > Date.now())) throw refuse('it has expired');
-  if (payload.m !== binding.method || payload.d !== binding.digest) throw refuse('it was issued for another request');
+  if (payload.m !== binding.method || payload.d !== (await binding.digest)) throw refuse('it was issued for another request');
   if (payload.p !== (binding.principal ?? null)) throw refuse('it was issued to another principal');
   return payload.a;
 }
 
-function sign(key: RequestStateKey, body: string): string {
-  return createHmac('sha256', key.secret).update(body).digest('base64url');
+/** One signer per key: WebCrypto imports the secret once. */
+const signers = new WeakMap<RequestStateKey, (text: string) => Promise<string>>();
+
+function sign(key: RequestStateKey, body: string): Promise<string> {
+  let signer = signers.get(key);
+  if (!signer) signers.set(key, (signer = hmacSha256(key.secret)));
+  return signer(body);
 }

@@ -50,6 +50,14 @@ export function modernSettings(options: ModernOptions): ModernSettings {
   if (secret !== undefined && !((typeof secret === 'string' || secret instanceof Uint8Array) && secret.length >= 16)) {
     throw new DefinitionError('INVALID_OPTION', 'McpServer: requestState.secret must be a string or bytes of at least 16 characters');
   }
+  if (secret === undefined && onCloudflareWorkers()) {
+    // An isolate's random secret dies with it, and the next isolate refuses every state it sealed.
+    throw new DefinitionError(
+      'INVALID_OPTION',
+      "McpServer: on Cloudflare Workers give requestState.secret from the Worker's env, the same for every isolate: " +
+        'new McpServer({ ..., requestState: { secret: env.MCP_REQUEST_STATE_SECRET } }), set with `npx wrangler secret put MCP_REQUEST_STATE_SECRET` (.dev.vars locally)',
+    );
+  }
   const hints = new Map<string, CacheHint>();
   for (const [method, hint] of Object.entries(DEFAULT_CACHE_HINTS)) {
     const chosen = { ...hint, ...options.cacheHints?.[method as CacheableMethod] };
@@ -72,4 +80,9 @@ export function modernSettings(options: ModernOptions): ModernSettings {
     },
     cacheHint: (method) => hints.get(method),
   };
+}
+
+/** Cloudflare's documented way to tell its runtime: `navigator.userAgent` is "Cloudflare-Workers". */
+function onCloudflareWorkers(): boolean {
+  return (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent === 'Cloudflare-Workers';
 }

@@ -1,4 +1,3 @@
-export { createNodeHandler } from './node';
 export type { HttpHandlerOptions, NodeHttpHandler } from './node';
 export { createFetchHandler } from './fetch';
 export type { FetchHandler, FetchHandlerOptions } from './fetch';

@@ -40,7 +40,7 @@ describe('InMemorySessionStore', () => {
 });
 
 describe('InMemoryBroadcaster', () => {
-  const tick = () => new Promise((resolve) => setImmediate(resolve));
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 
   it('delivers to every subscriber of the topic later, each with its own copy, in order; unsubscribed ones hear nothing', async () => {
     const broadcaster = new InMemoryBroadcaster();

@@ -1,5 +1,5 @@
 import { PassThrough, Writable } from 'node:stream';
-import { StdioTransport } from '../../../src/transports';
+import { StdioTransport } from '../../../src/transports/StdioTransport';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
