@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
-import { build } from './commands/build';
+import { BUILD_TARGETS, build } from './commands/build';
+import type { BuildTarget } from './commands/build';
 import { call, parseToolArguments } from './commands/call';
 import { dev } from './commands/dev';
 import { inspect } from './commands/inspect';
@@ -68,14 +69,21 @@ Options:
   --protocol version     speak this protocol version (2026-07-28, or a handshake-era one)
   -h, --help             this help
 `,
-  build: `Usage: typemcp build [entry] [--outfile path] [--minify] [--sourcemap] [--snapshot] [--no-tsc]
+  build: `Usage: typemcp build [entry] [--target node|bun|deno|workers] [--outfile path] [--minify] [--sourcemap] [--snapshot] [--no-tsc]
 
-Runs the project's tsc -p tsconfig.json, then bundles the compiled entry (default dist/main.js)
-and its dependencies into one file for Node 20 and later: CommonJS, or an ES module (.mjs)
-for an ES module entry.
+Runs the project's tsc -p tsconfig.json (which keeps the decorator metadata), loads the
+compiled entry (default dist/main.js) once to compile every validator its servers use, then
+bundles it with its dependencies and those validators into one file that runs without
+node_modules: for Node 20 and later, CommonJS (or an ES module for an ES module entry); an ES
+module for Bun, Deno and Cloudflare Workers (whose entry's default export has fetch; a
+wrangler.toml is written beside it).
 
 Options:
-  --outfile path         the bundle (default dist/bundle/server.js; server.mjs for an ES module entry)
+  --target runtime       node (default), bun, deno or workers
+  --outfile path         the bundle (default dist/bundle/server.js; server.mjs for an ES module
+                         entry, bun and deno; worker.mjs for workers)
+  --no-precompile        leave the validators to be compiled at run time (not for workers)
+  --metafile             also write esbuild's metafile (<bundle>.meta.json): what the bundle holds
   --minify               minify the bundle (class and function names are kept)
   --sourcemap            write a source map beside it
   --snapshot             also a startup snapshot beside it (server.blob), for the fastest start:
@@ -105,7 +113,7 @@ const OPTIONS: Record<Command, Options> = {
   dev: { stdio: { type: 'boolean' }, http: { type: 'boolean' }, port: { type: 'string' }, watch: { type: 'boolean', default: true } },
   inspect: { json: { type: 'boolean' }, protocol: { type: 'string' } },
   call: { args: { type: 'string' }, entry: { type: 'string' }, json: { type: 'boolean' }, protocol: { type: 'string' } },
-  build: { outfile: { type: 'string' }, minify: { type: 'boolean' }, sourcemap: { type: 'boolean' }, snapshot: { type: 'boolean' }, tsc: { type: 'boolean', default: true } },
+  build: { target: { type: 'string' }, precompile: { type: 'boolean', default: true }, metafile: { type: 'boolean' }, outfile: { type: 'string' }, minify: { type: 'boolean' }, sourcemap: { type: 'boolean' }, snapshot: { type: 'boolean' }, tsc: { type: 'boolean', default: true } },
   ui: { outdir: { type: 'string' }, connect: { type: 'string', multiple: true }, minify: { type: 'boolean', default: true } },
 };
 const MAX_POSITIONALS: Record<Command, number> = { dev: 1, inspect: 1, call: 2, build: 1, ui: 1 };
@@ -154,6 +162,9 @@ export async function run(argv: string[], out: Output = createOutput(), write: (
         return await build(
           {
             entry: positionals[0] ?? path.join('dist', 'main.js'),
+            target: buildTarget(values.target as string | undefined),
+            precompile: values.precompile !== false,
+            metafile: values.metafile === true,
             outfile: values.outfile as string | undefined,
             minify: values.minify === true,
             sourcemap: values.sourcemap === true,
@@ -230,4 +241,9 @@ function print(write: (text: string) => void, text: string): number {
 
 function version(): string {
   return (JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+function buildTarget(value: string | undefined): BuildTarget | undefined {
+  if (value === undefined || (BUILD_TARGETS as readonly string[]).includes(value)) return value as BuildTarget | undefined;
+  throw new UsageError(`unknown --target ${JSON.stringify(value)}: use ${BUILD_TARGETS.join(', ')}`);
 }

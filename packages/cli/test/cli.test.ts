@@ -213,7 +213,7 @@ describe('typemcp build', () => {
   it('bundles the compiled server into one file that runs on its own', async () => {
     const project = sourceProject();
     const built = runCli(['build', 'dist/server.js', '--minify'], project);
-    expect(built.stderr).toMatch(/^built dist\/bundle\/server\.js [\d.]+ (KiB|MiB) in \d+ ms\n$/);
+    expect(built.stderr).toMatch(/^compiled \d+ validators?\nbuilt dist\/bundle\/server\.js [\d.]+ (KiB|MiB) in \d+ ms\n$/);
     expect(built.status).toBe(0);
 
     const alone = fs.mkdtempSync(path.join(os.tmpdir(), 'typemcp-bundle-'));
@@ -262,7 +262,7 @@ describe('typemcp build', () => {
     );
     // V8 flags in NODE_OPTIONS would be baked into the blob, which then loads only under them.
     const built = runCli(['build', 'dist/server.js', '--snapshot', '--outfile', 'dist/bundle/app.cjs'], project, { NODE_OPTIONS: '--max-old-space-size=300' });
-    expect(built.stderr).toMatch(/^built dist\/bundle\/app\.cjs .*\nbuilt dist\/bundle\/app\.blob [\d.]+ MiB in \d+ ms\nrun it with this Node\.js \(v[\d.]+\): node --snapshot-blob dist\/bundle\/app\.blob -- \[arguments\]\n$/);
+    expect(built.stderr).toMatch(/^compiled \d+ validators?\nbuilt dist\/bundle\/app\.cjs .*\nbuilt dist\/bundle\/app\.blob [\d.]+ MiB in \d+ ms\nrun it with this Node\.js \(v[\d.]+\): node --snapshot-blob dist\/bundle\/app\.blob -- \[arguments\]\n$/);
     expect(built.status).toBe(0);
 
     // The blob moves to another folder; the project and its node_modules are gone.
@@ -311,7 +311,7 @@ describe('typemcp build', () => {
     const leftEntry = fs.readdirSync(path.dirname(blob)).filter((file) => file.includes('snapshot-entry'));
     fs.rmSync(project, { recursive: true, force: true });
     expect(result.status).toBe(1);
-    expect(result.stderr).toMatch(/^built dist\/bundle\/server\.js [\d.]+ (KiB|MiB) in \d+ ms\n/);
+    expect(result.stderr).toMatch(/^compiled \d+ validators?\nbuilt dist\/bundle\/server\.js [\d.]+ (KiB|MiB) in \d+ ms\n/);
     expect(result.stderr).toContain('tsyringe requires a reflect polyfill');
     expect(result.stderr).toMatch(/node could not build a startup snapshot of this bundle; the bundle itself is built\n$/);
     expect(leftBlob).toBe(false);
@@ -321,7 +321,7 @@ describe('typemcp build', () => {
   it('bundles an ES module project as an ES module, and refuses a snapshot of its top-level await', async () => {
     const project = sourceProject('esm');
     const built = runCli(['build', 'dist/server.js', '--snapshot'], project);
-    expect(built.stderr).toMatch(/^built dist\/bundle\/server\.mjs [\d.]+ (KiB|MiB) in \d+ ms\n/);
+    expect(built.stderr).toMatch(/^compiled \d+ validators?\nbuilt dist\/bundle\/server\.mjs [\d.]+ (KiB|MiB) in \d+ ms\n/);
     expect(built.stderr).toContain('Top-level await is currently not supported with the "cjs" output format');
     expect(built.stderr).toMatch(/esbuild could not bundle the snapshot entry; the bundle itself is built\n$/);
     expect(built.status).toBe(1);
@@ -348,7 +348,7 @@ describe('typemcp build', () => {
     fs.writeFileSync(server, fs.readFileSync(server, 'utf8').replace(/^await (.*)$/m, 'process.stderr.write(import.meta.url);\nvoid $1'));
     const built = runCli(['build', 'dist/server.js', '--snapshot'], project);
     fs.rmSync(project, { recursive: true, force: true });
-    expect(built.stderr).toMatch(/^built dist\/bundle\/server\.mjs /);
+    expect(built.stderr).toMatch(/^compiled \d+ validators?\nbuilt dist\/bundle\/server\.mjs /);
     expect(built.stderr).toMatch(/the entry uses import\.meta, which a startup snapshot \(one CommonJS script\) cannot give it; the bundle itself is built\n$/);
     expect(built.status).toBe(1);
   });

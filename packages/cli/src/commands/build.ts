@@ -4,15 +4,26 @@ import { spawnSync } from 'node:child_process';
 import type { Output } from '../output';
 import { UsageError } from '../UsageError';
 import { snapshotPreloads, snapshotBlobPath, snapshotEntrySource, writeSnapshot } from './snapshot';
+import { collectValidators } from './validators';
+
+/** Where the bundle runs: Node (CommonJS as the entry, or its ES module), Bun, Deno, or Cloudflare Workers (ES modules). */
+export type BuildTarget = 'node' | 'bun' | 'deno' | 'workers';
+export const BUILD_TARGETS: readonly BuildTarget[] = ['node', 'bun', 'deno', 'workers'];
 
 export interface BuildOptions {
   entry: string;
-  /** Default: dist/bundle/server.js, or server.mjs for an ES module entry. */
+  /** Default: node. */
+  target?: BuildTarget;
+  /** Compile the validators at build time (default true); `workers` needs them. */
+  precompile?: boolean;
+  /** Default: dist/bundle/server.js (server.mjs for an ES module entry, bun and deno; worker.mjs for workers). */
   outfile?: string;
   minify: boolean;
   sourcemap: boolean;
   tsc: boolean;
   snapshot: boolean;
+  /** Also write esbuild's metafile beside the bundle (`<bundle>.meta.json`): what went into it. */
+  metafile?: boolean;
 }
 
 /**
@@ -38,40 +49,70 @@ export async function build(options: BuildOptions, out: Output): Promise<number>
     if (report) out.info(report);
   }
   const entry = path.resolve(options.entry);
+  const validatorsFile = (outfile: string) => path.join(path.dirname(outfile), '.typemcp-validators.cjs');
   if (!fs.existsSync(entry)) throw new UsageError(`${options.entry} does not exist${options.tsc ? ' after tsc' : ''}; pass the compiled entry (default dist/main.js)`);
-  out.progress(`bundling ${path.relative(cwd, entry)}`);
+  const target = options.target ?? 'node';
+  if (options.snapshot && target !== 'node') throw new UsageError(`--snapshot is for --target node; ${target} has no startup snapshots`);
+  const entryFormat = moduleFormatOf(entry);
+  const format = target === 'node' ? entryFormat : 'esm';
+  const outfile = path.resolve(options.outfile ?? path.join('dist', 'bundle', target === 'workers' ? 'worker.mjs' : format === 'esm' ? 'server.mjs' : 'server.js'));
+  const validators = validatorsFile(outfile);
+  if (options.precompile ?? true) {
+    out.progress('compiling the validators');
+    const collected = collectValidators(entry, entryFormat, validators);
+    if (!collected.ok) {
+      if (collected.report) out.info(collected.report);
+      out.error('loading the entry to compile its validators failed; no bundle was made (--no-precompile bundles without them, not for workers)');
+      return 1;
+    }
+    for (const { what, reason } of collected.skipped) out.info(out.dim(`warning: ${what}: ${reason}`));
+    out.info(`${out.green('compiled')} ${collected.count} validator${collected.count === 1 ? '' : 's'}`);
+  } else if (target === 'workers') {
+    throw new UsageError('--no-precompile cannot build for workers: Workers forbid compiling validators at run time');
+  }
+  const precompiled = options.precompile ?? true;
+  out.progress(`bundling ${path.relative(cwd, entry)} for ${target}`);
   const esbuild = await import('esbuild');
-  const format = moduleFormatOf(entry);
-  const outfile = path.resolve(options.outfile ?? path.join('dist', 'bundle', format === 'esm' ? 'server.mjs' : 'server.js'));
   let result;
   try {
     result = await esbuild.build({
-      entryPoints: [entry],
+      stdin: {
+        contents: wrapperSource(target, format, entry, precompiled ? validators : undefined),
+        resolveDir: path.dirname(entry),
+        sourcefile: 'typemcp-entry.js',
+        loader: 'js',
+      },
       outfile,
       bundle: true,
-      platform: 'node',
-      target: 'node20',
+      ...TARGET_SETTINGS[target],
       format,
       // CommonJS packages inside an ES module bundle still call require (for Node's modules).
-      banner: format === 'esm' ? { js: ESM_REQUIRE } : undefined,
+      banner: format === 'esm' && target !== 'workers' ? { js: ESM_REQUIRE } : undefined,
       keepNames: true,
       minify: options.minify,
       sourcemap: options.sourcemap,
       legalComments: 'none',
       logLevel: 'silent',
-      metafile: options.snapshot,
+      metafile: true,
     });
   } catch (error) {
     reportEsbuildErrors(error, out);
     out.error('esbuild could not bundle the entry; no bundle was made');
     return 1;
   }
+  if (options.metafile) fs.writeFileSync(`${outfile}.meta.json`, JSON.stringify(result.metafile));
   for (const warning of result.warnings) out.info(out.dim(`warning: ${warning.text}`));
   const size = fs.statSync(outfile).size;
   const shown = path.relative(cwd, outfile);
   out.info(`${out.green('built')} ${shown.startsWith('..') ? outfile : shown} ${formatSize(size)} in ${Date.now() - started} ms`);
-  if (!options.snapshot) return 0;
-  return await buildSnapshot(esbuild, entry, outfile, result.metafile!, started, out);
+  if (target === 'workers') writeWranglerConfig(cwd, outfile, out);
+  try {
+    if (!options.snapshot) return 0;
+    const preloads = [...(precompiled ? [validators] : []), ...snapshotPreloads(entry, result.metafile, cwd)];
+    return await buildSnapshot(esbuild, entry, outfile, preloads, started, out);
+  } finally {
+    fs.rmSync(validators, { force: true });
+  }
 }
 
 /**
@@ -83,7 +124,7 @@ async function buildSnapshot(
   esbuild: typeof import('esbuild'),
   entry: string,
   outfile: string,
-  metafile: import('esbuild').Metafile,
+  preloads: string[],
   started: number,
   out: Output,
 ): Promise<number> {
@@ -98,7 +139,7 @@ async function buildSnapshot(
     try {
       bundled = await esbuild.build({
         stdin: {
-          contents: snapshotEntrySource(entry, snapshotPreloads(entry, metafile, cwd), path.basename(outfile)),
+          contents: snapshotEntrySource(entry, preloads, path.basename(outfile)),
           resolveDir: path.dirname(entry),
           sourcefile: 'snapshot-entry.js',
           loader: 'js',
@@ -137,6 +178,66 @@ async function buildSnapshot(
   out.info(out.dim(`run it with this Node.js (${process.version}): node --snapshot-blob ${where} -- [arguments]`));
   return 0;
 }
+
+/** esbuild's platform and the package.json conditions each target resolves with. */
+const TARGET_SETTINGS: Record<BuildTarget, Pick<import('esbuild').BuildOptions, 'platform' | 'target' | 'conditions' | 'mainFields'>> = {
+  node: { platform: 'node', target: 'node20' },
+  bun: { platform: 'node', target: 'esnext', conditions: ['bun'] },
+  deno: { platform: 'node', target: 'esnext', conditions: ['deno'] },
+  // The Web entry of @typemcp/core: nothing of Node's modules is reachable.
+  workers: { platform: 'browser', target: 'es2022', conditions: ['workerd', 'worker', 'browser'], mainFields: ['module', 'main'] },
+};
+
+/**
+ * The bundle's entry: the precompiled validators first, so they are installed before the
+ * application's servers exist, then the application. A Worker's entry passes on the
+ * application's default export (the object with `fetch`).
+ */
+function wrapperSource(target: BuildTarget, format: 'esm' | 'cjs', entry: string, validators: string | undefined): string {
+  const lines = ['// Generated by typemcp build.'];
+  if (format === 'cjs') {
+    if (validators) lines.push(`require(${JSON.stringify(validators)});`);
+    lines.push(`module.exports = require(${JSON.stringify(entry)});`);
+    return lines.join('\n');
+  }
+  if (validators) lines.push(`import ${JSON.stringify(validators)};`);
+  if (target === 'workers') {
+    lines.push(`import * as application from ${JSON.stringify(entry)};`, 'export default application.default;');
+  } else {
+    lines.push(`import ${JSON.stringify(entry)};`);
+  }
+  return lines.join('\n');
+}
+
+/** A wrangler.toml beside the Worker's bundle, for `wrangler dev` and `wrangler deploy`; one written before is kept. */
+function writeWranglerConfig(cwd: string, outfile: string, out: Output): void {
+  const config = path.join(path.dirname(outfile), 'wrangler.toml');
+  if (fs.existsSync(config)) return;
+  let name = 'typemcp-server';
+  try {
+    const manifest = JSON.parse(fs.readFileSync(path.join(cwd, 'package.json'), 'utf8')) as { name?: string };
+    if (manifest.name) name = manifest.name.replace(/^@[^/]+\//, '').replace(/[^a-z0-9-]/gi, '-').toLowerCase().slice(0, 63);
+  } catch {
+    // no package.json: the default name
+  }
+  fs.writeFileSync(
+    config,
+    [
+      '# Written by typemcp build --target workers (kept on later builds): the bundle as it is, no further bundling.',
+      `name = ${JSON.stringify(name)}`,
+      `main = ${JSON.stringify(path.basename(outfile))}`,
+      `compatibility_date = "${WORKERS_COMPATIBILITY_DATE}"`,
+      'no_bundle = true',
+      '',
+      '# requestState.secret: `npx wrangler secret put MCP_REQUEST_STATE_SECRET`, or .dev.vars beside this file locally.',
+      '',
+    ].join('\n'),
+  );
+  out.info(`${out.green('wrote')} ${path.relative(cwd, config)}`);
+}
+
+/** The newest compatibility date the workerd of the wrangler we test with accepts. */
+const WORKERS_COMPATIBILITY_DATE = '2026-05-01';
 
 const ESM_REQUIRE = "import { createRequire as __typemcpCreateRequire } from 'node:module'; const require = __typemcpCreateRequire(import.meta.url);";
 
