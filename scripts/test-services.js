@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // What the tests need beside Node: redis-server (the @typemcp/redis and cluster suites) and
-// Chromium (the MCP Apps browser tests), both Debian packages.
+// Chromium (the MCP Apps browser tests), both Debian packages; and the runtimes the runtime
+// tests serve bundles on (Bun, Deno, workerd through wrangler, and the Node 22 wrangler needs),
+// npm packages pinned in test-support/runtimes (installed there with npm ci, binaries inside).
 //
 //   node scripts/test-services.js --install   (npm's pretest, and .ci/run)
 //       installs what is missing with apt-get when this is root on Debian, saying so in one line;
@@ -28,6 +30,14 @@ const SERVICES = [
     needs: 'the MCP Apps browser tests',
   },
 ];
+
+/** The npm-installed runtimes: present when their binaries are. */
+const RUNTIMES_DIR = path.join(__dirname, '..', 'test-support', 'runtimes');
+const RUNTIMES = {
+  name: 'bun, deno, wrangler and node 22',
+  suites: ['examples/07-runtimes/test/'],
+  present: () => ['bun', 'deno', 'wrangler', 'node'].every((bin) => isExecutable(path.join(RUNTIMES_DIR, 'node_modules', '.bin', bin))),
+};
 
 function isExecutable(file) {
   try {
@@ -66,13 +76,33 @@ function isCi() {
 /** For jest.config.js: the paths of suites whose service is missing (never under CI). */
 function suitesToSkip() {
   const missing = missingServices();
-  if (missing.length === 0 || isCi()) return [];
+  const runtimes = RUNTIMES.present() || isCi() ? [] : RUNTIMES.suites;
+  if (runtimes.length > 0) {
+    process.stderr.write(`\n*** SKIPPING the tests that need ${RUNTIMES.name} (${runtimes.join(', ')}): not installed. Install: npm run pretest ***\n\n`);
+  }
+  if (missing.length === 0 || isCi()) return runtimes;
   const { skip, command, services } = plan({ missing, isRoot: false, hasAptGet: false, ci: false });
   process.stderr.write(`\n*** SKIPPING the tests that need ${services.join(' and ')} (${skip.join(', ')}): not installed. Install: sudo ${command} ***\n\n`);
-  return skip;
+  return [...skip, ...runtimes];
+}
+
+/** npm ci of test-support/runtimes when a runtime is missing; false when that failed. */
+function installRuntimes() {
+  if (RUNTIMES.present()) return true;
+  process.stderr.write(`test-services: installing ${RUNTIMES.name} for the runtime tests (npm ci in test-support/runtimes)\n`);
+  try {
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: RUNTIMES_DIR, stdio: ['ignore', 'ignore', 'inherit'] });
+  } catch (error) {
+    process.stderr.write(`test-services: npm ci in test-support/runtimes failed: ${error.message}\n`);
+  }
+  return RUNTIMES.present();
 }
 
 function main() {
+  if (!installRuntimes() && isCi()) {
+    process.stderr.write(`test-services: CI=true and ${RUNTIMES.name} missing: the runtime tests cannot run\n`);
+    process.exit(1);
+  }
   const missing = missingServices();
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const todo = plan({ missing, isRoot, hasAptGet: onPath('apt-get'), ci: isCi() });
@@ -95,6 +125,6 @@ function main() {
   // Skips are announced by jest.config.js, where they happen.
 }
 
-module.exports = { plan, suitesToSkip, missingServices, SERVICES };
+module.exports = { plan, suitesToSkip, missingServices, SERVICES, RUNTIMES };
 
 if (require.main === module) main();
