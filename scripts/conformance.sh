@@ -36,6 +36,10 @@
 #   CONFORMANCE_ENTRY         main (default): the server on listen({ transport: 'http' }); fetch: the
 #                             same server through server.fetchHandler(), behind a bridge from
 #                             node:http to Node's own Request and Response (examples/conformance-server/src/fetch.ts)
+#   CONFORMANCE_RUNTIME       node (default): the entries above on Node; bun, deno or workers: the
+#                             server bundled by `typemcp build --target <runtime>` (built here) and
+#                             served by Bun.serve, Deno.serve or workerd (`wrangler dev --local`),
+#                             the runtimes of test-support/runtimes (installed by npm test's pretest)
 #   CONFORMANCE_EXPECTED_FAILURES  a YAML baseline for --expected-failures (the exit code then
 #                             says whether the results differ from it)
 #   CONFORMANCE_CACHE         cache directory (default <repo>/.conformance)
@@ -60,10 +64,13 @@ SCENARIO="${CONFORMANCE_SCENARIO:-}"
 EXPECTED_FAILURES="${CONFORMANCE_EXPECTED_FAILURES:-}"
 PORT="${CONFORMANCE_PORT:-0}"
 ENTRY="${CONFORMANCE_ENTRY:-main}"
+RUNTIME="${CONFORMANCE_RUNTIME:-node}"
 [[ "$ENTRY" == main || "$ENTRY" == fetch ]] || { printf 'conformance.sh: CONFORMANCE_ENTRY is main or fetch, not %s\n' "$ENTRY" >&2; exit 2; }
+[[ "$RUNTIME" =~ ^(node|bun|deno|workers)$ ]] || { printf 'conformance.sh: CONFORMANCE_RUNTIME is node, bun, deno or workers, not %s\n' "$RUNTIME" >&2; exit 2; }
 SERVER_JS="$ROOT/examples/conformance-server/dist/$ENTRY.js"
-# One directory per suite version and protocol revision, so the runs of .ci/run keep their logs.
-RUN_DIR="$CACHE/run-$SUITE_VERSION${REQUIREMENTS:+-requirements-$REQUIREMENTS}${SPEC_VERSION:+-$SPEC_VERSION}${CONFORMANCE_ENTRY:+-$ENTRY}"
+RUNTIMES_BIN="$ROOT/test-support/runtimes/node_modules/.bin"
+# One directory per suite version, protocol revision and runtime, so the runs of .ci/run keep their logs.
+RUN_DIR="$CACHE/run-$SUITE_VERSION${REQUIREMENTS:+-requirements-$REQUIREMENTS}${SPEC_VERSION:+-$SPEC_VERSION}${CONFORMANCE_ENTRY:+-$ENTRY}${CONFORMANCE_RUNTIME:+-$RUNTIME}"
 SERVER_LOG="$RUN_DIR/server.log"
 SUITE_LOG="$RUN_DIR/suite.log"
 RESULTS="$RUN_DIR/results"
@@ -78,13 +85,15 @@ SERVER_PID=""
 SUITE_PID=""
 stop() { # stop PID: TERM, up to 5 s, then KILL
   local pid="$1"
-  kill -TERM "$pid" 2>/dev/null || return 0
+  # A server started in a process group of its own (wrangler and its workerd) is stopped as a group.
+  if [[ "$pid" == "$SERVER_PID" && -n "${SERVER_GROUP:-}" ]]; then pid="-$pid"; fi
+  kill -TERM -- "$pid" 2>/dev/null || return 0
   for _ in $(seq 50); do
-    kill -0 "$pid" 2>/dev/null || break
+    kill -0 -- "$pid" 2>/dev/null || break
     sleep 0.1
   done
-  kill -KILL "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
+  kill -KILL -- "$pid" 2>/dev/null || true
+  wait "${pid#-}" 2>/dev/null || true
 }
 cleanup() {
   if [[ -n "$SUITE_PID" ]]; then stop "$SUITE_PID"; fi
@@ -99,6 +108,11 @@ trap 'exit 143' TERM
 command -v node >/dev/null || die "node is not on PATH"
 command -v npm >/dev/null || die "npm is not on PATH"
 [[ -f "$SERVER_JS" ]] || die "$SERVER_JS is missing: run \`npm run build\` first"
+if [[ "$RUNTIME" != node ]]; then
+  [[ -x "$RUNTIMES_BIN/bun" && -x "$RUNTIMES_BIN/deno" && -x "$RUNTIMES_BIN/wrangler" ]] || die "the runtimes are missing: run \`node scripts/test-services.js --install\`"
+  log "bundling the server for $RUNTIME (typemcp build --target $RUNTIME)"
+  (cd "$ROOT/examples/conformance-server" && npm run -s "bundle:$RUNTIME" >&2)
+fi
 [[ -z "$REQUIREMENTS" || ( -z "$SPEC_VERSION" && -z "$SCENARIO" ) ]] ||
   die "CONFORMANCE_REQUIREMENTS cannot be combined with CONFORMANCE_SPEC_VERSION or CONFORMANCE_SCENARIO: a requirement set fixes which scenarios run"
 if [[ -n "$EXPECTED_FAILURES" ]]; then
@@ -119,21 +133,36 @@ SUITE_DIR="$CACHE/suite-$SUITE_VERSION"
 PATH="$(dirname "$SUITE_NODE"):$PATH" install_into "$SUITE_DIR" "@modelcontextprotocol/conformance@$SUITE_VERSION"
 SUITE_PKG="$SUITE_DIR/node_modules/@modelcontextprotocol/conformance"
 SUITE_BIN="$SUITE_PKG/$("$SUITE_NODE" -p 'require(process.argv[1]).bin.conformance' "$SUITE_PKG/package.json")"
-log "suite $("$SUITE_NODE" -p 'require(process.argv[1]).version' "$SUITE_PKG/package.json") on node $("$SUITE_NODE" --version); server on node $(node --version)"
+log "suite $("$SUITE_NODE" -p 'require(process.argv[1]).version' "$SUITE_PKG/package.json") on node $("$SUITE_NODE" --version); server on $RUNTIME"
 
 # ---- start the server on a free port -------------------------------------------------------
 : > "$SERVER_LOG"
-PORT="$PORT" node "$SERVER_JS" >>"$SERVER_LOG" 2>&1 &
+BUNDLE="$ROOT/examples/conformance-server/dist/bundle/$RUNTIME"
+SERVER_GROUP=""
+case "$RUNTIME" in
+  node) PORT="$PORT" node "$SERVER_JS" >>"$SERVER_LOG" 2>&1 & ;;
+  bun) PORT="$PORT" "$RUNTIMES_BIN/bun" "$BUNDLE/server.mjs" >>"$SERVER_LOG" 2>&1 & ;;
+  deno) PORT="$PORT" DENO_DIR="$CACHE/deno" DENO_NO_UPDATE_CHECK=1 NO_COLOR=1 "$RUNTIMES_BIN/deno" run --no-prompt --allow-net=127.0.0.1 --allow-env "$BUNDLE/server.mjs" >>"$SERVER_LOG" 2>&1 & ;;
+  workers)
+    # wrangler takes the port it is given (and needs Node 22: the one of test-support/runtimes).
+    if [[ "$PORT" == 0 ]]; then PORT="$(node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')"; fi
+    SERVER_GROUP=1
+    (cd "$BUNDLE" && CI=true WRANGLER_SEND_METRICS=false WRANGLER_HIDE_BANNER=true CLOUDFLARE_CF_FETCH_ENABLED=false XDG_CONFIG_HOME="$CACHE/wrangler" HOME="$CACHE/wrangler" NO_COLOR=1 exec setsid "$RUNTIMES_BIN/node" \
+      "$ROOT/test-support/runtimes/node_modules/wrangler/bin/wrangler.js" dev --local --ip 127.0.0.1 --port "$PORT" --inspector-port 0 \
+      --var "MCP_REQUEST_STATE_SECRET:conformance-run-secret-$RANDOM$RANDOM$RANDOM" --show-interactive-dev-session=false) >>"$SERVER_LOG" 2>&1 &
+    ;;
+esac
 SERVER_PID=$!
 
 URL=""
-for _ in $(seq 300); do
+for _ in $(seq 600); do
   kill -0 "$SERVER_PID" 2>/dev/null || { cat "$SERVER_LOG" >&2; die "the server exited during startup"; }
   URL="$(grep -o 'http://127\.0\.0\.1:[0-9]*/mcp' "$SERVER_LOG" | head -n 1 || true)"
+  if [[ "$RUNTIME" == workers ]] && grep -q 'Ready on http://127\.0\.0\.1:' "$SERVER_LOG"; then URL="http://127.0.0.1:$PORT/mcp"; fi
   [[ -n "$URL" ]] && break
   sleep 0.1
 done
-[[ -n "$URL" ]] || { cat "$SERVER_LOG" >&2; die "the server printed no URL within 30 s"; }
+[[ -n "$URL" ]] || { cat "$SERVER_LOG" >&2; die "the server printed no URL within 60 s"; }
 
 # Any HTTP answer (a GET without a session is refused) means it is serving.
 answering=""

@@ -1,6 +1,6 @@
 import { IsString } from 'class-validator';
 import { Completion, Context, Description, Prompt } from '@typemcp/core';
-import { RED_PIXEL_PNG } from './fixtures';
+import { RED_PIXEL_PNG_BASE64 } from './fixtures';
 import { TOGGLED_PROMPT } from './StatelessTools';
 
 export class PromptArgs {
@@ -48,7 +48,7 @@ export class ConformancePrompts {
   @Prompt({ name: 'test_prompt_with_image', title: 'Prompt With Image', description: 'A prompt that includes image content' })
   withImage() {
     return [
-      { role: 'user', content: { type: 'image', data: RED_PIXEL_PNG.toString('base64'), mimeType: 'image/png' } },
+      { role: 'user', content: { type: 'image', data: RED_PIXEL_PNG_BASE64, mimeType: 'image/png' } },
       { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
     ];
   }

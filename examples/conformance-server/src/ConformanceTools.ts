@@ -1,6 +1,6 @@
 import { IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString } from 'class-validator';
 import { Context, Description, elicitationSchemaFor, EnumTitles, Title, Tool, ToolError } from '@typemcp/core';
-import { RED_PIXEL_PNG, sleep, TINY_WAV } from './fixtures';
+import { RED_PIXEL_PNG, RED_PIXEL_PNG_BASE64, sleep, TINY_WAV } from './fixtures';
 
 // ---- inputs ------------------------------------------------------------------------------
 
@@ -133,7 +133,7 @@ export class ConformanceTools {
     return {
       content: [
         { type: 'text', text: 'Multiple content types test:' },
-        { type: 'image', data: RED_PIXEL_PNG.toString('base64'), mimeType: 'image/png' },
+        { type: 'image', data: RED_PIXEL_PNG_BASE64, mimeType: 'image/png' },
         {
           type: 'resource',
           resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) },

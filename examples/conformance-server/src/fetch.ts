@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { serveFetch } from '@typemcp/testing';
 import { createConformanceServer } from './server';
 
@@ -6,7 +7,7 @@ import { createConformanceServer } from './server';
  * or Deno would be given, served here on Node's own `Request` and `Response` (serveFetch of
  * @typemcp/testing bridges node:http to them). No httpHandler() is in between.
  */
-const server = createConformanceServer();
+const server = createConformanceServer({ skillsFolder: path.join(__dirname, '..', 'skills') });
 const handler = server.fetchHandler({ path: '/mcp' });
 
 void serveFetch(handler, { port: Number(process.env.PORT ?? 3001) }).then((http) => {
