@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { nextSteps, scaffold, ScaffoldError } from './scaffold';
-import type { PackageManager, TransportChoice } from './scaffold';
+import type { PackageManager, RuntimeChoice, TransportChoice } from './scaffold';
 
 const USAGE = `Usage: npm create typemcp <directory> [-- options]
        npx create-typemcp <directory> [options]
@@ -9,6 +9,9 @@ const USAGE = `Usage: npm create typemcp <directory> [-- options]
 Creates a TypeMCP server project from the default template.
 
 Options:
+  --runtime <node|bun|deno|workers>
+                             where the server runs (default: node): Bun.serve, Deno.serve, or a
+                             Cloudflare Worker, each with its run and test commands in README.md
   --transport <stdio|http>   transport the server uses by default (default: stdio)
   --pm <npm|pnpm|yarn|bun>   package manager for the next steps (default: the one running this)
   --name <package-name>      package name (default: the directory's name)
@@ -17,6 +20,7 @@ Options:
 `;
 
 const TRANSPORTS: readonly TransportChoice[] = ['stdio', 'http'];
+const RUNTIMES: readonly RuntimeChoice[] = ['node', 'bun', 'deno', 'workers'];
 const PACKAGE_MANAGERS: readonly PackageManager[] = ['npm', 'pnpm', 'yarn', 'bun'];
 
 /** Runs the command; resolves to the process exit code (2 for usage errors). */
@@ -28,6 +32,7 @@ export async function main(argv: string[]): Promise<number> {
       allowPositionals: true,
       options: {
         transport: { type: 'string' },
+        runtime: { type: 'string' },
         pm: { type: 'string' },
         name: { type: 'string' },
         install: { type: 'boolean', default: false },
@@ -45,17 +50,19 @@ export async function main(argv: string[]): Promise<number> {
   if (positionals.length !== 1) return usageError(positionals.length ? `expected one directory, got ${positionals.join(' ')}` : 'the directory to create is missing');
   const transport = values.transport ?? 'stdio';
   if (!isOneOf(transport, TRANSPORTS)) return usageError(`--transport must be stdio or http, not "${transport}"`);
+  const runtime = values.runtime ?? 'node';
+  if (!isOneOf(runtime, RUNTIMES)) return usageError(`--runtime must be one of ${RUNTIMES.join(', ')}, not "${runtime}"`);
   const packageManager = values.pm ?? packageManagerFromUserAgent(process.env.npm_config_user_agent);
   if (!isOneOf(packageManager, PACKAGE_MANAGERS)) return usageError(`--pm must be one of ${PACKAGE_MANAGERS.join(', ')}, not "${packageManager}"`);
 
   let result;
   try {
-    result = scaffold({ directory: positionals[0], name: values.name, transport });
+    result = scaffold({ directory: positionals[0], name: values.name, transport, runtime });
   } catch (error) {
     if (error instanceof ScaffoldError) return usageError(error.message);
     throw error;
   }
-  process.stdout.write(`Created ${result.name} in ${result.directory} (${result.files.length} files, ${transport} by default).\n`);
+  process.stdout.write(`Created ${result.name} in ${result.directory} (${result.files.length} files, ${runtime === 'node' ? '' : `for ${runtime}, `}${transport} by default).\n`);
 
   if (values.install) {
     process.stdout.write(`Running ${packageManager} install…\n`);
@@ -65,7 +72,8 @@ export async function main(argv: string[]): Promise<number> {
       return 1;
     }
   }
-  process.stdout.write(`\nNext steps:\n${nextSteps(result, packageManager, values.install).map((line) => `  ${line}`).join('\n')}\n`);
+  const steps = runtime === 'node' ? nextSteps(result, packageManager, values.install) : [`see README.md: how to run and test it on ${runtime}`];
+  process.stdout.write(`\nNext steps:\n${steps.map((line) => `  ${line}`).join('\n')}\n`);
   process.stdout.write(`\nSee README.md in the project for connecting a client over stdio or HTTP.\n`);
   return 0;
 }

@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 export type TransportChoice = 'stdio' | 'http';
+/** Where the project's server runs: Node (the default template), or Bun, Deno, Cloudflare Workers (an overlay on it). */
+export type RuntimeChoice = 'node' | 'bun' | 'deno' | 'workers';
 export type PackageManager = 'npm' | 'pnpm' | 'yarn' | 'bun';
 
 export interface ScaffoldOptions {
@@ -11,10 +13,14 @@ export interface ScaffoldOptions {
   name?: string;
   /** Transport the server uses when started without --stdio or --http. Default: stdio. */
   transport?: TransportChoice;
+  /** The runtime the project is made for. Default: node. */
+  runtime?: RuntimeChoice;
   /** Version range written for the @typemcp/* packages. Default: ^ this package's version. */
   typemcpVersion?: string;
   /** Template folder to copy. Default: the template shipped with this package. */
   templateDir?: string;
+  /** The folder of runtime overlays (bun/, deno/, workers/). Default: the one shipped beside the template. */
+  runtimesDir?: string;
 }
 
 export interface ScaffoldResult {
@@ -44,17 +50,51 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
   const templateDir = options.templateDir ?? findTemplate();
   const typemcpVersion = options.typemcpVersion ?? `^${ownVersion()}`;
   const transport = options.transport ?? 'stdio';
+  const runtime = options.runtime ?? 'node';
 
   fs.mkdirSync(directory, { recursive: true });
-  const files = copyTree(templateDir, directory, (relative, content) => {
+  const transform = (relative: string, content: string) => {
     if (relative === 'package.json') return packageJson(content, name, typemcpVersion);
     let text = content.split(TEMPLATE_NAME).join(name);
     if (relative === path.join('src', 'main.ts')) {
       text = text.replace(DEFAULT_TRANSPORT_LINE, `const DEFAULT_TRANSPORT: 'stdio' | 'http' = '${transport}';`);
     }
     return text;
-  });
-  return { directory, name, files: files.sort() };
+  };
+  const files = new Set(copyTree(templateDir, directory, transform));
+  if (runtime !== 'node') for (const file of applyOverlay(path.join(options.runtimesDir ?? findRuntimes(templateDir), runtime), directory, transform)) files.add(file);
+  return { directory, name, files: [...files].filter((file) => fs.existsSync(path.join(directory, file))).sort() };
+}
+
+/** What an overlay's overlay.json says: files to leave out, the scripts, devDependencies to add and drop, `main`. */
+interface Overlay {
+  remove?: string[];
+  scripts?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  removeDevDependencies?: string[];
+  main?: string;
+}
+
+/**
+ * A runtime's overlay on the copied template: its files replace or join the template's (named
+ * and set up as they are), the files it names are removed, and package.json takes its scripts
+ * and dependencies.
+ */
+function applyOverlay(overlayDir: string, directory: string, transform: (relative: string, content: string) => string): string[] {
+  if (!fs.existsSync(path.join(overlayDir, 'overlay.json'))) throw new ScaffoldError(`The runtime overlay ${overlayDir} is missing; reinstall create-typemcp.`);
+  const overlay = JSON.parse(fs.readFileSync(path.join(overlayDir, 'overlay.json'), 'utf8')) as Overlay;
+  for (const file of overlay.remove ?? []) fs.rmSync(path.join(directory, file), { force: true });
+  const written = copyTree(overlayDir, directory, transform).filter((file) => file !== 'overlay.json');
+  fs.rmSync(path.join(directory, 'overlay.json'));
+  const manifestFile = path.join(directory, 'package.json');
+  const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Record<string, unknown>;
+  if (overlay.scripts) manifest.scripts = overlay.scripts;
+  if (overlay.main) manifest.main = overlay.main;
+  const devDependencies = { ...(manifest.devDependencies as Record<string, string> | undefined), ...overlay.devDependencies };
+  for (const dependency of overlay.removeDevDependencies ?? []) delete devDependencies[dependency];
+  manifest.devDependencies = Object.fromEntries(Object.entries(devDependencies).sort(([a], [b]) => a.localeCompare(b)));
+  fs.writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
+  return written;
 }
 
 /** The commands a user runs next, for the package manager they chose. */
@@ -100,6 +140,14 @@ function findTemplate(): string {
   const candidates = [path.join(__dirname, '..', 'template'), path.join(__dirname, '..', '..', '..', 'templates', 'default')];
   const found = candidates.find((dir) => fs.existsSync(path.join(dir, 'package.json')));
   if (!found) throw new ScaffoldError(`The project template is missing (looked in ${candidates.join(', ')}); reinstall create-typemcp.`);
+  return found;
+}
+
+/** The runtime overlays: shipped as template-runtimes/ in the package, templates/runtimes/ in the repository. */
+function findRuntimes(templateDir: string): string {
+  const candidates = [path.join(templateDir, '..', 'template-runtimes'), path.join(templateDir, '..', 'runtimes')];
+  const found = candidates.find((dir) => fs.existsSync(dir));
+  if (!found) throw new ScaffoldError(`The runtime overlays are missing (looked in ${candidates.join(', ')}); reinstall create-typemcp.`);
   return found;
 }
 

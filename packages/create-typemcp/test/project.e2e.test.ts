@@ -11,6 +11,8 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { outsideEnv } from '../../../test-support/outsideRepository';
+import { installFromTarballs, packPackages } from '../../../test-support/packedPackages';
+import type { Tarball } from '../../../test-support/packedPackages';
 import { connectSdkClient } from '../../../test-support/sdkClient';
 import { expectValidServerMessages } from '../../../test-support/specSchema';
 
@@ -23,7 +25,7 @@ const PROTOCOL = '2025-11-25';
 
 let workDir: string;
 let projectDir: string;
-const tarballs = {} as Record<PackageDir, { file: string; name: string; files: string[] }>;
+let tarballs: Record<PackageDir, Tarball>;
 
 function run(command: string, args: string[], cwd: string): string {
   const result = spawnSync(command, args, { cwd, env: outsideEnv(), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
@@ -73,15 +75,7 @@ beforeAll(() => {
   workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'typemcp-e2e-'));
   const packDir = path.join(workDir, 'tarballs');
   fs.mkdirSync(packDir);
-  // prepack builds each package, so this works on a fresh clone.
-  const output = run('npm', ['pack', '--json', '--pack-destination', packDir, ...PACKAGES.flatMap((p) => ['-w', `packages/${p}`])], repoRoot);
-  const packed = JSON.parse(output.slice(output.indexOf('['), output.lastIndexOf(']') + 1)) as Array<{ name: string; filename: string; files: Array<{ path: string }> }>;
-  for (const dir of PACKAGES) {
-    const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, 'packages', dir, 'package.json'), 'utf8')) as { name: string };
-    const entry = packed.find((p) => p.name === manifest.name);
-    if (!entry) throw new Error(`npm pack did not pack ${manifest.name}`);
-    tarballs[dir] = { file: path.join(packDir, path.basename(entry.filename)), name: entry.name, files: entry.files.map((f) => f.path) };
-  }
+  tarballs = packPackages(PACKAGES, packDir);
 });
 
 afterAll(() => {
@@ -92,7 +86,7 @@ describe('the packed packages', () => {
   it.each(PACKAGES)('%s ships its build, README, LICENSE and no tests', (dir) => {
     const { files } = tarballs[dir];
     expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', dir === 'create-typemcp' ? 'dist/bin.js' : 'dist/index.js']));
-    expect(files.filter((f) => /(^|\/)test\/|\.test\.[jt]s$/.test(f) && !f.startsWith('template/'))).toEqual([]);
+    expect(files.filter((f) => /(^|\/)test\/|\.test\.[jt]s$/.test(f) && !/^template(-runtimes)?\//.test(f))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.tsbuildinfo'))).toEqual([]);
     if (dir !== 'create-typemcp') expect(files).toContain('dist/index.d.ts');
   });
@@ -101,6 +95,7 @@ describe('the packed packages', () => {
     const template = tarballs['create-typemcp'].files.filter((f) => f.startsWith('template/'));
     expect(template).toEqual(expect.arrayContaining(['template/package.json', 'template/gitignore', 'template/src/main.ts', 'template/test/server.test.ts']));
     expect(template.filter((f) => /node_modules|\/dist\//.test(f))).toEqual([]);
+    expect(tarballs['create-typemcp'].files).toEqual(expect.arrayContaining(['bun', 'deno', 'workers'].map((runtime) => `template-runtimes/${runtime}/overlay.json`)));
   });
 });
 
@@ -109,17 +104,8 @@ describe('a project scaffolded by the packed create-typemcp', () => {
     run('npm', ['exec', '--yes', `--package=${tarballs['create-typemcp'].file}`, '--', 'create-typemcp', 'my-server'], workDir);
     projectDir = path.join(workDir, 'my-server');
 
-    // The packed tarballs stand in for the registry: as dependencies, and for anything that
-    // depends on them in turn (the CLI depends on @typemcp/testing).
-    const manifestPath = path.join(projectDir, 'package.json');
-    const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
-    const local = (dir: PackageDir) => `file:${tarballs[dir].file}`;
-    manifest.dependencies['@typemcp/core'] = local('core');
-    manifest.devDependencies['@typemcp/testing'] = local('testing');
-    manifest.devDependencies['@typemcp/cli'] = local('cli');
-    manifest.overrides = { '@typemcp/core': '$@typemcp/core', '@typemcp/testing': '$@typemcp/testing' };
-    fs.writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
-    run('npm', ['install', '--prefer-offline'], projectDir);
+    // The packed tarballs stand in for the registry.
+    installFromTarballs(projectDir, tarballs);
     // tsx is not part of the template; users who prefer it install it themselves.
     run('npm', ['install', '--prefer-offline', '--no-save', 'tsx@4'], projectDir);
   });

@@ -40,6 +40,31 @@ describe('scaffold', () => {
     expect(fs.existsSync(path.join(workDir, 'my-server', 'dist'))).toBe(false);
   });
 
+  it.each([
+    ['bun', 'bun test', path.join('src', 'main.ts'), 'Bun.serve'],
+    ['deno', 'tsc -p tsconfig.json && deno test --no-check --no-prompt --allow-read --allow-env test/', path.join('src', 'main.ts'), 'Deno.serve'],
+    ['workers', 'jest && npm run test:worker', path.join('src', 'worker.ts'), 'fetchHandler({ stateless: true'],
+  ] as const)('lays the %s overlay over the template: its entry, README, scripts and dependencies', (runtime, test, entry, serves) => {
+    const result = scaffold({ directory: path.join(workDir, 'edge'), runtime, transport: 'http' });
+    const manifest = JSON.parse(read('edge', 'package.json'));
+    expect(manifest.scripts.test).toBe(test);
+    expect(manifest.name).toBe('edge');
+    expect(read('edge', entry)).toContain(serves);
+    expect(read('edge', 'README.md')).toContain('# edge');
+    expect(result.files).toContain(entry);
+    expect(result.files).not.toContain('overlay.json');
+    for (const file of result.files) expect(fs.existsSync(path.join(workDir, 'edge', file))).toBe(true);
+    if (runtime === 'workers') {
+      expect(manifest.devDependencies.wrangler).toBe('4.164.0');
+      expect(manifest.main).toBe('dist/worker.js');
+      expect(result.files).not.toContain(path.join('src', 'main.ts'));
+    } else {
+      expect(manifest.devDependencies.jest).toBeUndefined();
+      expect(result.files).not.toContain('jest.config.cjs');
+      expect(read('edge', 'src', 'main.ts')).toContain("const DEFAULT_TRANSPORT: 'stdio' | 'http' = 'http';");
+    }
+  });
+
   it('makes HTTP the default transport when asked', () => {
     scaffold({ directory: path.join(workDir, 'web'), transport: 'http' });
     expect(read('web', 'src', 'main.ts')).toContain("const DEFAULT_TRANSPORT: 'stdio' | 'http' = 'http';");
@@ -90,6 +115,13 @@ describe('the create-typemcp command', () => {
     expect(result.stdout).toContain('http by default');
     expect(result.stdout).toMatch(/Next steps:\n {2}cd srv\n {2}pnpm install\n/);
     expect(read('srv', 'src', 'main.ts')).toContain("= 'http';");
+  });
+
+  it('exits with 2 on an unknown runtime', () => {
+    const result = spawnSync(process.execPath, ['-r', runTsPath, binTs, path.join(workDir, 'x'), '--runtime', 'lambda'], { encoding: 'utf8' });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('--runtime must be one of node, bun, deno, workers, not "lambda"');
+    expect(fs.existsSync(path.join(workDir, 'x'))).toBe(false);
   });
 
   it('exits with 2 and the usage on bad input, writing nothing', () => {

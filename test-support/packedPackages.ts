@@ -1,0 +1,45 @@
+/**
+ * The packages as a user gets them: `npm pack` of each (prepack builds it, so this works on a
+ * fresh clone), and a project made to install them from those tarballs instead of a registry.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { runOutside } from './outsideRepository';
+
+const repoRoot = path.resolve(__dirname, '..');
+
+export interface Tarball {
+  file: string;
+  name: string;
+  files: string[];
+}
+
+/** Packs packages/<dir> for each dir into packDir; by dir. */
+export function packPackages<Dir extends string>(dirs: readonly Dir[], packDir: string): Record<Dir, Tarball> {
+  const output = runOutside('npm', ['pack', '--json', '--pack-destination', packDir, ...dirs.flatMap((dir) => ['-w', `packages/${dir}`])], repoRoot);
+  const packed = JSON.parse(output.slice(output.indexOf('['), output.lastIndexOf(']') + 1)) as Array<{ name: string; filename: string; files: Array<{ path: string }> }>;
+  const tarballs = {} as Record<Dir, Tarball>;
+  for (const dir of dirs) {
+    const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, 'packages', dir, 'package.json'), 'utf8')) as { name: string };
+    const entry = packed.find((p) => p.name === manifest.name);
+    if (!entry) throw new Error(`npm pack did not pack ${manifest.name}`);
+    tarballs[dir] = { file: path.join(packDir, path.basename(entry.filename)), name: entry.name, files: entry.files.map((f) => f.path) };
+  }
+  return tarballs;
+}
+
+/**
+ * Points a scaffolded project's @typemcp/* dependencies at the tarballs, for anything that
+ * depends on them in turn too (the CLI depends on @typemcp/testing), then installs it.
+ */
+export function installFromTarballs(projectDir: string, tarballs: Record<'core' | 'testing' | 'cli', Tarball>): void {
+  const manifestPath = path.join(projectDir, 'package.json');
+  const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
+  const local = (dir: 'core' | 'testing' | 'cli') => `file:${tarballs[dir].file}`;
+  manifest.dependencies['@typemcp/core'] = local('core');
+  manifest.devDependencies['@typemcp/testing'] = local('testing');
+  manifest.devDependencies['@typemcp/cli'] = local('cli');
+  manifest.overrides = { '@typemcp/core': '$@typemcp/core', '@typemcp/testing': '$@typemcp/testing' };
+  fs.writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
+  runOutside('npm', ['install', '--prefer-offline'], projectDir);
+}
