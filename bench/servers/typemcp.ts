@@ -10,6 +10,7 @@
  *   node bench/dist/typemcp.js --http     Streamable HTTP, stateless, 127.0.0.1, a free port
  *                                         (prints "LISTENING <port>" on stdout); 2026-07-28
  *                                         POSTs are served without a session whatever it says
+ *   bun bench/dist/typemcp.js --bun-serve  the same through server.fetchHandler() on Bun.serve
  */
 import 'reflect-metadata';
 import { IsBoolean, IsString } from 'class-validator';
@@ -92,7 +93,14 @@ const server = new McpServer({
 const middlewares = Number(process.env.BENCH_MIDDLEWARE ?? 0);
 for (let i = 0; i < middlewares; i++) server.use(async (_ctx, next) => next());
 
-if (process.argv.includes('--http')) {
+/** The part of Bun's API --bun-serve uses. */
+type BunServe = (options: { hostname: string; port: number; fetch: (request: Request) => Promise<Response> }) => { port: number };
+
+if (process.argv.includes('--bun-serve')) {
+  const serve = (globalThis as unknown as { Bun: { serve: BunServe } }).Bun.serve;
+  const listener = serve({ hostname: '127.0.0.1', port: 0, fetch: server.fetchHandler({ stateless: true }) });
+  process.stdout.write(`LISTENING ${listener.port}\n`);
+} else if (process.argv.includes('--http')) {
   void server.listen({ transport: 'http', host: '127.0.0.1', port: 0, stateless: true }).then((address) => {
     process.stdout.write(`LISTENING ${address.port}\n`);
   });

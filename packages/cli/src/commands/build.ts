@@ -28,12 +28,18 @@ export interface BuildOptions {
 
 /**
  * A production bundle: the project's own tsc first (its output keeps the decorator metadata
- * TypeMCP reads), then esbuild bundles that output and its dependencies into one file, in the
- * entry's module format (CommonJS, or an ES module for an ES module entry).
+ * TypeMCP reads), then the validators of every schema the entry's servers use, compiled by
+ * loading the entry once, then esbuild bundles that output, its dependencies and the
+ * validators into one file for the target: for Node in the entry's module format (CommonJS,
+ * or an ES module for an ES module entry), an ES module for Bun, Deno and Workers.
  */
 export async function build(options: BuildOptions, out: Output): Promise<number> {
   const cwd = process.cwd();
   const started = Date.now();
+  const target = options.target ?? 'node';
+  const precompiled = options.precompile ?? true;
+  if (options.snapshot && target !== 'node') throw new UsageError(`--snapshot is for --target node; ${target} has no startup snapshots`);
+  if (!precompiled && target === 'workers') throw new UsageError('--no-precompile cannot build for workers: Workers forbid compiling validators at run time');
   if (options.tsc) {
     if (!fs.existsSync(path.join(cwd, 'tsconfig.json'))) throw new UsageError(`there is no tsconfig.json in ${cwd}: run typemcp build in the project's folder, or pass --no-tsc`);
     const tsc = findTsc(cwd);
@@ -49,15 +55,13 @@ export async function build(options: BuildOptions, out: Output): Promise<number>
     if (report) out.info(report);
   }
   const entry = path.resolve(options.entry);
-  const validatorsFile = (outfile: string) => path.join(path.dirname(outfile), '.typemcp-validators.cjs');
   if (!fs.existsSync(entry)) throw new UsageError(`${options.entry} does not exist${options.tsc ? ' after tsc' : ''}; pass the compiled entry (default dist/main.js)`);
-  const target = options.target ?? 'node';
-  if (options.snapshot && target !== 'node') throw new UsageError(`--snapshot is for --target node; ${target} has no startup snapshots`);
   const entryFormat = moduleFormatOf(entry);
   const format = target === 'node' ? entryFormat : 'esm';
   const outfile = path.resolve(options.outfile ?? path.join('dist', 'bundle', target === 'workers' ? 'worker.mjs' : format === 'esm' ? 'server.mjs' : 'server.js'));
-  const validators = validatorsFile(outfile);
-  if (options.precompile ?? true) {
+  // The generated validators sit beside the bundle while esbuild takes them in.
+  const validators = path.join(path.dirname(outfile), '.typemcp-validators.cjs');
+  if (precompiled) {
     out.progress('compiling the validators');
     const collected = collectValidators(entry, entryFormat, validators);
     if (!collected.ok) {
@@ -67,10 +71,7 @@ export async function build(options: BuildOptions, out: Output): Promise<number>
     }
     for (const { what, reason } of collected.skipped) out.info(out.dim(`warning: ${what}: ${reason}`));
     out.info(`${out.green('compiled')} ${collected.count} validator${collected.count === 1 ? '' : 's'}`);
-  } else if (target === 'workers') {
-    throw new UsageError('--no-precompile cannot build for workers: Workers forbid compiling validators at run time');
   }
-  const precompiled = options.precompile ?? true;
   out.progress(`bundling ${path.relative(cwd, entry)} for ${target}`);
   const esbuild = await import('esbuild');
   let result;
@@ -108,7 +109,7 @@ export async function build(options: BuildOptions, out: Output): Promise<number>
   if (target === 'workers') writeWranglerConfig(cwd, outfile, out);
   try {
     if (!options.snapshot) return 0;
-    const preloads = [...(precompiled ? [validators] : []), ...snapshotPreloads(entry, result.metafile, cwd)];
+    const preloads = [...(precompiled ? [validators] : []), ...snapshotPreloads(entry, result.metafile, cwd, undefined, { ajv: !precompiled })];
     return await buildSnapshot(esbuild, entry, outfile, preloads, started, out);
   } finally {
     fs.rmSync(validators, { force: true });

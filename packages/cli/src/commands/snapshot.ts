@@ -24,7 +24,7 @@ export function snapshotBlobPath(bundleFile: string): string {
  * The files the snapshot loads: each package that resolves from the entry's folder to a file
  * esbuild bundled (so the snapshot holds the very module instances the app uses).
  */
-export function snapshotPreloads(entry: string, metafile: Metafile, cwd: string, resolve: Resolve = nodeResolve): string[] {
+export function snapshotPreloads(entry: string, metafile: Metafile, cwd: string, resolve: Resolve = nodeResolve, options: { ajv?: boolean } = {}): string[] {
   const bundled = new Set(Object.keys(metafile.inputs).map((input) => realPath(path.resolve(cwd, input))));
   const resolved = (name: string, from: string): string | undefined => {
     try {
@@ -36,7 +36,8 @@ export function snapshotPreloads(entry: string, metafile: Metafile, cwd: string,
   };
   const files = SNAPSHOT_PACKAGES.map((name) => resolved(name, path.dirname(entry)));
   const core = files[SNAPSHOT_PACKAGES.indexOf('@typemcp/core')];
-  if (core) files.push(...CORE_LAZY_DEPENDENCIES.map((name) => resolved(name, path.dirname(core))));
+  // With precompiled validators ajv's compiler is not needed, and a smaller heap starts faster.
+  if (core && (options.ajv ?? true)) files.push(...CORE_LAZY_DEPENDENCIES.map((name) => resolved(name, path.dirname(core))));
   return files.filter((file): file is string => file !== undefined);
 }
 

@@ -33,6 +33,8 @@ describe('run', () => {
     [['inspect', '--colour'], 'error unknown option --colour for typemcp inspect; its options are --json, --protocol <value>\nRun typemcp inspect --help for its options.'],
     [['build', '-x'], 'unknown option -x for typemcp build; its options are --target <value>, --no-precompile, --metafile, --outfile <value>, --minify, --sourcemap, --snapshot, --no-tsc'],
     [['build', '--target', 'lambda'], 'unknown --target "lambda": use node, bun, deno, workers'],
+    [['build', '--target', 'bun', '--snapshot'], '--snapshot is for --target node; bun has no startup snapshots'],
+    [['build', '--target', 'workers', '--no-precompile'], '--no-precompile cannot build for workers: Workers forbid compiling validators at run time'],
     [['call', 'hello', '--args'], '--args needs a value: --args <value>'],
     [['inspect', '--json=yes'], '--json takes no value'],
     [['inspect', 'a.ts', 'b.ts'], 'unexpected argument "b.ts"'],

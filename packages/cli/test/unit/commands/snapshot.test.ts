@@ -72,6 +72,10 @@ describe('snapshotPreloads', () => {
     const withoutCore = all.filter((file) => file !== project.files['@typemcp/core']);
     expect(snapshotPreloads(project.entry, metafileOf(project.root, withoutCore), project.root, resolveIn(project.root))).toEqual(all.slice(0, 4));
   });
+
+  it("leaves out ajv's compiler when the validators are precompiled", () => {
+    expect(snapshotPreloads(project.entry, metafileOf(project.root, all), project.root, resolveIn(project.root), { ajv: false })).toEqual(all.slice(0, 5));
+  });
 });
 
 describe('snapshotEntrySource', () => {
