@@ -107,20 +107,32 @@ async function serve(runtime: Runtime, stateless: boolean): Promise<Served> {
   };
 }
 
+/** Runs `use` against a served runtime with a client; a failure carries what the runtime printed. */
+async function withServed(runtime: Runtime, stateless: boolean, client: { close(): Promise<void> }, use: (served: Served) => Promise<void>): Promise<void> {
+  const served = await serve(runtime, stateless);
+  try {
+    await use(served);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n--- ${runtime} said:\n${served.log()}`);
+  } finally {
+    await client.close().catch(() => undefined);
+    await served.stop();
+  }
+}
+
 const text = (result: object) => (((result as { content?: unknown }).content as Array<{ type: string; text?: string }>) ?? []).map((c) => c.text ?? '').join('\n');
 
 beforeAll(buildAll, 240_000);
 
 describe.each(RUNTIMES)('the notes server bundled for %s', (runtime) => {
   it('serves the SDK v2 client at 2026-07-28: discover, list, calls valid and invalid, an elicitation by multi round-trip, read, prompt, completion', async () => {
-    const served = await serve(runtime, false);
     const client = new ClientV2({ name: 'runtimes-v2', version: '1.0.0' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
     const asked: string[] = [];
     client.setRequestHandler('elicitation/create', async (request) => {
       asked.push(String((request.params as { message?: string }).message));
       return { action: 'accept', content: { confirm: true } };
     });
-    try {
+    await withServed(runtime, false, client, async (served) => {
       await client.connect(new TransportV2(served.url) as never);
       expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
       expect(client.getServerVersion()).toMatchObject({ name: 'notes', version: '0.1.0' });
@@ -140,19 +152,13 @@ describe.each(RUNTIMES)('the notes server bundled for %s', (runtime) => {
       expect(completed.completion.values).toEqual(['deploy', 'decorators', 'deno']);
       expect(text(await client.callTool({ name: 'clear_notes', arguments: { topic: 'deploy' } }))).toBe('Cleared 1 notes');
       expect(asked).toEqual(['Clear the deploy notes?']);
-    } catch (error) {
-      throw new Error(`${(error as Error).message}\n--- ${runtime} said:\n${served.log()}`);
-    } finally {
-      await client.close().catch(() => undefined);
-      await served.stop();
-    }
+    });
   }, 120_000);
 
   it('serves the SDK v1 client in stateless handshake mode: the same, and a clear error for the elicitation', async () => {
-    const served = await serve(runtime, true);
     const client = new ClientV1({ name: 'runtimes-v1', version: '1.0.0' }, { capabilities: { elicitation: {} } });
     client.setRequestHandler((await import('@modelcontextprotocol/sdk/types.js')).ElicitRequestSchema, async () => ({ action: 'accept', content: { confirm: true } }));
-    try {
+    await withServed(runtime, true, client, async (served) => {
       await client.connect(new TransportV1(served.url));
       expect(client.getServerVersion()).toMatchObject({ name: 'notes', version: '0.1.0' });
       expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['add_note', 'clear_notes']);
@@ -171,12 +177,7 @@ describe.each(RUNTIMES)('the notes server bundled for %s', (runtime) => {
         (error: Error) => error.message,
       );
       expect(elicited).toContain('without sessions (stateless HTTP), so a request cannot ask the client to fill in a form (elicitation)');
-    } catch (error) {
-      throw new Error(`${(error as Error).message}\n--- ${runtime} said:\n${served.log()}`);
-    } finally {
-      await client.close().catch(() => undefined);
-      await served.stop();
-    }
+    });
   }, 120_000);
 });
 
