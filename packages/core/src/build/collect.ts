@@ -29,9 +29,12 @@ export async function collectSchemas(load: () => unknown): Promise<CollectedSche
   const heard = (slots[SCHEMA_COLLECTOR_KEY] = new Map<string, SchemaEntry>());
   const skipped: Array<{ what: string; reason: string }> = [];
   const attempt = (what: string, build: () => unknown) => {
+    const before = new Set(heard.keys());
     try {
       build();
     } catch (error) {
+      // What a failed build heard is not kept: a schema the server would refuse must not get a validator.
+      for (const key of heard.keys()) if (!before.has(key)) heard.delete(key);
       skipped.push({ what, reason: `not precompiled: ${error instanceof Error ? error.message : String(error)}` });
     }
   };

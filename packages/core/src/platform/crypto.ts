@@ -20,7 +20,10 @@ export async function sha256Base64url(text: string): Promise<string> {
 export function hmacSha256(secret: Uint8Array): (text: string) => Promise<string> {
   let key: ReturnType<typeof crypto.subtle.importKey> | undefined;
   return async (text) => {
-    key ??= crypto.subtle.importKey('raw', secret as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    key ??= crypto.subtle.importKey('raw', secret as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']).catch((error: unknown) => {
+      key = undefined; // tried again next time
+      throw error;
+    });
     const signature = await crypto.subtle.sign('HMAC', await key, new TextEncoder().encode(text));
     return bytesToBase64url(new Uint8Array(signature));
   };

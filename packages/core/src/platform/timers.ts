@@ -8,7 +8,10 @@ export function unrefTimer<T>(timer: T): T {
   return timer;
 }
 
-/** Runs `callback` in a later turn of the event loop, after pending I/O (setImmediate is Node's only). */
+/**
+ * Runs `callback` in a later turn of the event loop, as a timer: setImmediate is Node's only
+ * (under Node a 0 ms timer waits about 1 ms).
+ */
 export function nextTurn(callback: () => void): void {
   setTimeout(callback, 0);
 }

@@ -74,35 +74,6 @@ export function runRequest(
   } catch (error) {
     return failed(host, id, error, method, codec);
   }
-  const start = { host, source, codec, request, params, principal, httpRequest, tracker, handler: route.handler, prepared };
-  if (prepared.ready === undefined) return dispatchPrepared(start, deliver);
-  // Something the request carried is checked asynchronously first (WebCrypto).
-  const answer = prepared.ready.then(
-    () => dispatchPrepared(start, undefined),
-    (error: unknown) => failed(host, id, error, method, codec),
-  );
-  if (!deliver) return answer;
-  answer.then(deliver).catch((failure: unknown) => host.reportError('request failed', failure));
-  return undefined;
-}
-
-/** A request whose era prepared it, ready for its handler. */
-interface Start {
-  readonly host: RunnerHost;
-  readonly source: EraSource;
-  readonly codec: EraCodec;
-  readonly request: JsonRpcRequest;
-  readonly params: Record<string, unknown>;
-  readonly principal: Principal | undefined;
-  readonly httpRequest: HttpRequestInfo | undefined;
-  readonly tracker: Tracker;
-  readonly handler: MethodHandler;
-  readonly prepared: Prepared;
-}
-
-function dispatchPrepared(start: Start, deliver: Deliver | undefined): Answer {
-  const { host, source, codec, request, params, principal, httpRequest, tracker, prepared } = start;
-  const { id, method } = request;
   const ctx = new Context({
     requestId: id,
     method,
@@ -117,10 +88,24 @@ function dispatchPrepared(start: Start, deliver: Deliver | undefined): Answer {
     httpRequest,
   });
   const run: Run = { ctx, method, codec, cancelled: false, host, source, tracker, id };
+  // Tracked from here: a cancel, a close or a limit sees the request while it is checked too.
   tracker.started(id, run);
+  if (prepared.ready === undefined) return dispatch(run, route.handler, params, prepared, deliver);
+  // Something the request carried is checked asynchronously first (WebCrypto).
+  const answer = prepared.ready.then(
+    () => (run.cancelled ? settle(run, undefined, undefined) : dispatch(run, route.handler, params, prepared, undefined)),
+    (error: unknown) => settle(run, undefined, error ?? new Error('rejected')),
+  );
+  if (!deliver) return answer;
+  answer.then(deliver).catch((failure: unknown) => host.reportError('request failed', failure));
+  return undefined;
+}
+
+/** Runs a tracked request's handler through the middleware; its answer as runRequest gives it. */
+function dispatch(run: Run, handler: MethodHandler, params: Record<string, unknown>, prepared: Prepared, deliver: Deliver | undefined): Answer {
   let result: ReturnType<MethodHandler>;
   try {
-    result = host.dispatcher.dispatch(start.handler, method, params, ctx);
+    result = run.host.dispatcher.dispatch(handler, run.method, params, run.ctx);
   } catch (error) {
     return settle(run, undefined, error);
   }

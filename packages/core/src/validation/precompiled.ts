@@ -35,7 +35,7 @@ export function precompiledValidator(schema: JsonSchema, strict: boolean): Valid
   return Object.hasOwn(table, key) ? table[key] : undefined;
 }
 
-/** Schemas the servers of this process will compile, each object once. */
+/** Where nothing may be compiled: the schemas the servers of this process will compile, each object once. */
 const known: SchemaEntry[] = [];
 const noted = new WeakSet<object>();
 
@@ -43,7 +43,8 @@ const noted = new WeakSet<object>();
 export function noteSchema(schema: JsonSchema, strict: boolean): void {
   const collector = slots[SCHEMA_COLLECTOR_KEY];
   if (collector) collector.set(schemaKey(schema, strict), { schema, strict });
-  if (noted.has(schema)) return;
+  // Where ajv may compile, nothing is checked at start-up, so nothing is kept.
+  if (codeGenerationAllowed() || noted.has(schema)) return;
   noted.add(schema);
   known.push({ schema, strict });
 }
