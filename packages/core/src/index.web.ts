@@ -119,6 +119,7 @@ export type {
   HttpHandlerOptions,
   HttpSecurityOptions,
   NodeHttpHandler,
+  Readiness,
 } from './transports';
 export { HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS, SUPPORTED_VERSIONS } from './protocol';
 export type {

@@ -16,4 +16,11 @@ export interface RedisPluginOptions {
   maxEventsPerStream?: number;
   /** An SSE stream without new events for this long is forgotten, in ms (default 3 600 000: one hour). */
   eventStreamTtlMs?: number;
+  /**
+   * A Redis command not answered within this many ms fails (default 5 000). Redis is then taken
+   * as down: requests that need it fail at once (HTTP 503 with `Retry-After` where it routes
+   * them, the protocol's internal error inside a request) until a PING, sent every second,
+   * is answered; requests that do not need Redis are served all along.
+   */
+  commandTimeoutMs?: number;
 }

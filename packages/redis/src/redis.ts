@@ -3,6 +3,7 @@ import { ClusterService } from '@typemcp/core';
 import type { ClusterOptions, Plugin, PluginHost } from '@typemcp/core';
 import { invalidOption, positiveInteger } from './keys';
 import type { RedisPluginOptions } from './options';
+import { RedisGuard } from './guard';
 import { RedisBroadcaster, quit } from './RedisBroadcaster';
 import { RedisEventStore } from './RedisEventStore';
 import { RedisSessionStore } from './RedisSessionStore';
@@ -26,21 +27,32 @@ export const redis: Plugin<RedisPluginOptions> = {
     const keyPrefix = options.keyPrefix;
     const maxEventsPerStream = positiveInteger(options.maxEventsPerStream, 1000, NAME, 'maxEventsPerStream');
     const streamTtlMs = positiveInteger(options.eventStreamTtlMs, 3_600_000, NAME, 'eventStreamTtlMs');
+    const commandTimeoutMs = positiveInteger(options.commandTimeoutMs, 5_000, NAME, 'commandTimeoutMs');
     const owned = options.client === undefined;
     // Lazy: nothing connects before the server first uses Redis, so a server that refuses the
     // plugin after register() (e.g. without requestState.secret) is left with no open socket.
     const client = options.client ?? new Redis(options.url!, { ...options.redisOptions, lazyConnect: true });
     const detachClient = reportErrors(host, client, 'the Redis connection');
+    // Every command of the stores is bounded; past the bound the replica fails fast until Redis answers.
+    const guard = new RedisGuard(client, {
+      commandTimeoutMs,
+      probeIntervalMs: Math.min(1_000, commandTimeoutMs),
+      onChange: (up, cause) =>
+        host.reportError(up ? 'Redis answers again; requests that need it are served again' : 'Redis does not answer; requests that need it fail fast (503) until it does', up ? undefined : cause),
+    });
+    const guarded = guard.wrap();
+    // Load balancers asking a readinessPath move traffic away while this replica fails fast.
+    host.readiness('redis', () => guard.up);
     let broadcaster: RedisBroadcaster | undefined;
     let detachSubscriber = () => {};
     try {
-      broadcaster = new RedisBroadcaster(client, { keyPrefix, onError: (what, error) => host.reportError(what, error) });
+      broadcaster = new RedisBroadcaster(guarded, { keyPrefix, onError: (what, error) => host.reportError(what, error) });
       detachSubscriber = reportErrors(host, broadcaster.subscriberConnection, 'the Redis subscriber connection');
       const cluster: ClusterOptions = {
-        sessions: new RedisSessionStore(client, { keyPrefix }),
-        events: new RedisEventStore(client, { keyPrefix, maxEventsPerStream, streamTtlMs }),
+        sessions: new RedisSessionStore(guarded, { keyPrefix }),
+        events: new RedisEventStore(guarded, { keyPrefix, maxEventsPerStream, streamTtlMs }),
         broadcaster,
-        tasks: new RedisTaskStore(client, { keyPrefix }),
+        tasks: new RedisTaskStore(guarded, { keyPrefix }),
         ...(options.replicaId !== undefined ? { replicaId: options.replicaId } : {}),
       };
       host.provide(ClusterService, cluster);
@@ -48,12 +60,14 @@ export const redis: Plugin<RedisPluginOptions> = {
       // Registration failed: nothing of this plugin stays, its connections included.
       detachSubscriber();
       detachClient();
+      guard.close();
       void broadcaster?.close();
       if (owned) client.disconnect();
       throw error;
     }
     const opened = broadcaster;
     host.onClose(async () => {
+      guard.close();
       await opened.close();
       detachSubscriber();
       if (owned) await quit(client);

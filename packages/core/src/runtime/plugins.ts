@@ -60,6 +60,13 @@ export interface PluginHost {
   observe(observer: ServerObserver): void;
   /** Runs when the server closes, after its connections are closed; hooks run in registration order. */
   onClose(hook: () => void | Promise<void>): void;
+  /**
+   * Adds a readiness check: whether this replica can serve now as far as the plugin knows
+   * (its store answers). `server.readiness()` and an HTTP `readinessPath` report every check;
+   * the replica is ready when all pass. The check must answer at once, from what the plugin
+   * already knows. A name already checked is refused.
+   */
+  readiness(name: string, check: () => boolean): void;
   /** Reports an error as the server does (its `onError`, or stderr). */
   reportError(what: string, error: unknown): void;
 }
@@ -100,6 +107,7 @@ export interface PluginAdditions {
   services: Map<ServiceKey<unknown>, unknown>;
   observers: ServerObserver[];
   closeHooks: Array<() => void | Promise<void>>;
+  readinessChecks: Map<string, () => boolean>;
 }
 
 /** Where a server applies what plugins add. */
@@ -108,6 +116,7 @@ export interface PluginTarget {
   /** Why a method cannot get a handler, or undefined when it can (see Dispatcher.refusal). */
   routeRefusal(method: string, kind: 'request' | 'notification'): { code: DefinitionErrorCode; message: string } | undefined;
   hasCapability(name: string): boolean;
+  hasReadinessCheck(name: string): boolean;
   hasExtension(name: string): boolean;
   /** True when a plugin already provided this service. */
   hasService(service: ServiceKey<unknown>): boolean;
@@ -221,11 +230,16 @@ export class PluginRegistry {
         additions.observers.push(observer);
       },
       onClose: (hook) => void additions.closeHooks.push(hook),
+      readiness: (name, check) => {
+        if (typeof name !== 'string' || name === '' || typeof check !== 'function') throw new TypeError(`${where}: readiness(name, check) needs a name and a function that answers true or false`);
+        if (additions.readinessChecks.has(name) || this.target.hasReadinessCheck(name)) throw new DefinitionError('INVALID_OPTION', `${where}: the readiness check "${name}" is already added`);
+        additions.readinessChecks.set(name, check);
+      },
       reportError: (what, error) => this.target.reportError(`${where}: ${what}`, error),
     };
   }
 }
 
 function emptyAdditions(): PluginAdditions {
-  return { middlewares: [], routes: [], notifications: [], capabilities: [], extensions: [], services: new Map(), observers: [], closeHooks: [] };
+  return { middlewares: [], routes: [], notifications: [], capabilities: [], extensions: [], services: new Map(), observers: [], closeHooks: [], readinessChecks: new Map() };
 }

@@ -7,7 +7,7 @@ import type { Plugin } from '../runtime/plugins';
 import type { Registry } from '../runtime/Registry';
 import type { Session } from '../session';
 import type { SkillFolderOptions } from '../skills';
-import type { FetchHandler, FetchHandlerOptions, HttpHandlerOptions, NodeHttpHandler } from '../transports';
+import type { FetchHandler, FetchHandlerOptions, HttpHandlerOptions, NodeHttpHandler, Readiness } from '../transports';
 import { nodeHost } from './host';
 import type { ConnectOptions, HttpListenOptions, ListControl, ListenAddress, ListenOptions, McpServerOptions, PromptsControl, ResourcesControl, StdioListenOptions, ToolsControl } from './options';
 import { ServerRuntime } from './ServerRuntime';
@@ -121,6 +121,15 @@ export class McpServer {
    */
   close(): Promise<void> {
     return this.runtime.close();
+  }
+
+  /**
+   * Whether this replica can serve now: `ready` is false while the server closes or a
+   * plugin's readiness check fails (`@typemcp/redis`: Redis does not answer), with each check
+   * by name. For a route of your own; `readinessPath` serves it over HTTP.
+   */
+  readiness(): Readiness {
+    return this.runtime.readiness();
   }
 
   /** Live handshake-era sessions. */

@@ -42,7 +42,7 @@ import { ClientFeatureServices, ClusterService } from '../runtime/services';
 import { laterTurn, writeStderr } from '../platform';
 import { assertPrecompiled } from '../validation';
 import { createFetchHandler } from '../transports';
-import type { AloneExchange, FetchHandler, FetchHandlerOptions, HttpHandlerOptions, HttpServerHost, NodeHttpHandler } from '../transports';
+import type { AloneExchange, FetchHandler, FetchHandlerOptions, HttpHandlerOptions, HttpServerHost, NodeHttpHandler, Readiness } from '../transports';
 import { serveAlone } from '../runtime/serveAlone';
 import { ClusterLink } from './ClusterLink';
 import type { ClusterChange } from './ClusterLink';
@@ -112,6 +112,8 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
   private readonly advertised = new Map<string, CoreCapabilityValue>();
   private readonly services = new Map<ServiceKey<unknown>, unknown>();
   private readonly closeHooks: Array<() => void | Promise<void>> = [];
+  private readonly readinessChecks = new Map<string, () => boolean>();
+  private closingStarted = false;
   private readonly closingHooks: Array<() => void> = [];
   /** Capabilities and extensions per revision, until something they depend on changes. */
   private readonly described = new Map<Revision, { capabilities: Record<string, unknown>; extensions: Record<string, unknown> }>();
@@ -218,6 +220,28 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
     for (const hook of this.servingHooks.splice(0)) hook();
   }
 
+  hasReadinessCheck(name: string): boolean {
+    return this.readinessChecks.has(name);
+  }
+
+  /** Whether this replica can serve now: every plugin's check (see McpServer.readiness). */
+  readiness(): Readiness {
+    const checks: Record<string, boolean> = {};
+    let ready = !this.closingStarted;
+    for (const [name, check] of this.readinessChecks) {
+      let passed: boolean;
+      try {
+        passed = check() === true;
+      } catch (error) {
+        this.reportError(`the readiness check "${name}" failed`, error);
+        passed = false;
+      }
+      checks[name] = passed;
+      ready &&= passed;
+    }
+    return { ready, checks };
+  }
+
   onServing(hook: () => void): void {
     if (this.serving) hook();
     else this.servingHooks.push(hook);
@@ -273,6 +297,7 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
    * cluster and the plugins' close hooks.
    */
   async close(): Promise<void> {
+    this.closingStarted = true;
     for (const hook of this.closingHooks.splice(0)) hook();
     // subscriptions/listen streams end with a result, which goes out before the connections close.
     this.changes.endAll();
@@ -395,7 +420,8 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
     return undefined;
   }
 
-  apply({ middlewares, routes, notifications, capabilities, extensions, services, observers, closeHooks }: PluginAdditions): void {
+  apply({ middlewares, routes, notifications, capabilities, extensions, services, observers, closeHooks, readinessChecks }: PluginAdditions): void {
+    for (const [name, check] of readinessChecks) this.readinessChecks.set(name, check);
     for (const observer of observers) this.observers.add(observer);
     for (const [service, value] of services) this.services.set(service, value);
     const cluster = services.get(ClusterService) as ClusterOptions | undefined;

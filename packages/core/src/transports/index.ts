@@ -2,4 +2,4 @@ export type { HttpRequestInfo, MessageInfo, Transport, TransportSendOptions } fr
 export type { StdioTransportOptions } from './StdioTransport';
 export { InMemoryTransport } from './InMemoryTransport';
 export { createFetchHandler } from './http';
-export type { AloneExchange, FetchHandler, FetchHandlerOptions, HttpEndpointOptions, HttpHandlerOptions, HttpSecurityOptions, HttpServerHost, NodeHttpHandler } from './http';
+export type { AloneExchange, Readiness, FetchHandler, FetchHandlerOptions, HttpEndpointOptions, HttpHandlerOptions, HttpSecurityOptions, HttpServerHost, NodeHttpHandler } from './http';

@@ -44,6 +44,8 @@ export interface HttpServerHost {
   readonly cluster?: ClusterMember;
   /** Reports a failure nobody is answered about (to stderr or the server's logger). */
   reportError(what: string, error: unknown): void;
+  /** Whether the server can serve now, for `readinessPath`. */
+  readiness(): Readiness;
   /** Who hears streams open and close. */
   readonly observers: {
     readonly active: boolean;
@@ -52,10 +54,23 @@ export interface HttpServerHost {
   };
 }
 
+/** Whether a replica can serve now, and each plugin's check (`server.readiness()`). */
+export interface Readiness {
+  readonly ready: boolean;
+  readonly checks: Readonly<Record<string, boolean>>;
+}
+
 /** The options of an HTTP endpoint, whatever the host it runs on. */
 export interface HttpEndpointOptions extends HttpSecurityOptions {
   /** Serve MCP only at this path (others get 404). Default: any path the handler is mounted on. */
   path?: string;
+  /**
+   * A GET (or HEAD) on this path answers whether this replica can serve, for load balancers:
+   * 200 `{"ready":true,"checks":{…}}`, or 503 with `Retry-After` when a plugin's check fails
+   * (a store that does not answer) or the server is closing. Answered before the Host and
+   * Origin checks and authentication: it tells only the names of the checks. Default: none.
+   */
+  readinessPath?: string;
   /** No sessions: every POST is served on its own (no GET stream, no server-to-client requests). */
   stateless?: boolean;
   /**
@@ -165,12 +180,14 @@ export class StreamableHttp {
     this.inFlight++;
     try {
       this.sweepLater();
+      const pathname = pathOf(request.url);
+      // First: a load balancer asks it of a replica that may be closing or cut off from its stores.
+      if (pathname === this.options.readinessPath && (request.method === 'GET' || request.method === 'HEAD')) return this.readinessReply();
       if (this.closing) throw new HttpError(503, 'Server is shutting down');
       if (!this.sharedReady) {
         await this.shared!.ready;
         this.sharedReady = true;
       }
-      const pathname = pathOf(request.url);
       const document = request.method === 'GET' ? this.host.authentication?.documents?.get(pathname) : undefined;
       if (document) return documentReply(document);
       const refused = checkRequestOrigin(request, this.security);
@@ -191,6 +208,11 @@ export class StreamableHttp {
       }
     } catch (error) {
       if (error instanceof AccessDeniedError) return refusalReply(error, this.refusal(error.toJSON()));
+      if (error instanceof UnavailableError) {
+        // A store the request needs to be routed (sessions, events) does not answer: try again later.
+        this.host.reportError('an HTTP request could not be served', error);
+        return errorReply(new HttpError(503, 'Service Unavailable: a store this server needs does not answer; try again later', -32000, { 'retry-after': String(error.retryAfterSec) }));
+      }
       if (!(error instanceof HttpError)) this.host.reportError('an HTTP request failed', error);
       return errorReply(error);
     } finally {
@@ -210,6 +232,12 @@ export class StreamableHttp {
     this.sessions.clear();
     await this.shared?.close();
     await this.legacy?.close();
+  }
+
+  private readinessReply(): HttpReply {
+    const reported = this.host.readiness();
+    const readiness = this.closing ? { ...reported, ready: false } : reported;
+    return jsonReply(readiness.ready ? 200 : 503, readiness, readiness.ready ? { 'cache-control': 'no-store' } : { 'cache-control': 'no-store', 'retry-after': '1' });
   }
 
   // Stage: authenticate
