@@ -82,3 +82,21 @@ it('refuses what is not a client, and a prefix that is not a string', () => {
   expect(() => new RedisSessionStore('redis://x' as never)).toThrow(/ioredis client \(new Redis\(url\)/);
   expect(() => new RedisSessionStore(redis.client(), { keyPrefix: 3 as never })).toThrow(/keyPrefix must be a string/);
 });
+
+it('replaces a record only when the stored version is the one expected (compare-and-set), atomically', async () => {
+  const client = redis.client();
+  const keyPrefix = redis.prefix();
+  const store = new RedisSessionStore(client, { keyPrefix });
+  // Nothing stored: only `undefined` is expected.
+  expect(await store.replace(record('s', { version: 1 }), 60_000, 3)).toBe(false);
+  expect(await store.replace(record('s', { version: 1 }), 60_000, undefined)).toBe(true);
+  expect(await store.replace(record('s', { version: 2 }), 60_000, undefined)).toBe(false);
+  // Two writers that both read version 1: the first wins, the second must read again.
+  expect(await store.replace(record('s', { version: 2, logLevel: 'debug' }), 60_000, 1)).toBe(true);
+  expect(await store.replace(record('s', { version: 2, logLevel: 'error' }), 60_000, 1)).toBe(false);
+  expect(await store.get('s')).toMatchObject({ version: 2, logLevel: 'debug' });
+  expect(await client.pttl(`${keyPrefix}session:s`)).toBeGreaterThan(59_000);
+  // A record written without a version counts as none.
+  await store.set(record('old'), 60_000);
+  expect(await store.replace(record('old', { version: 1 }), 60_000, undefined)).toBe(true);
+});

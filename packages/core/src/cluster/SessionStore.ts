@@ -28,6 +28,14 @@ export interface SessionRecord {
 export interface SessionStore {
   get(id: string): Promise<SessionRecord | undefined>;
   set(record: SessionRecord, ttlMs: number): Promise<void>;
+  /**
+   * Compare-and-set: writes the record only when the stored one is still the one read, by
+   * its `version` (`expectedVersion` undefined: nothing, or a record without a version, is
+   * stored); true when written. Two replicas changing one session at the same instant then
+   * merge instead of the later write winning: the one that lost reads again and retries.
+   * Optional: a store without it is written with `set`, the later write winning.
+   */
+  replace?(record: SessionRecord, ttlMs: number, expectedVersion: number | undefined): Promise<boolean>;
   /** Extends the record's life; false when it is gone (deleted or expired). */
   touch(id: string, ttlMs: number): Promise<boolean>;
   delete(id: string): Promise<void>;
@@ -45,6 +53,14 @@ export class InMemorySessionStore implements SessionStore {
 
   async set(record: SessionRecord, ttlMs: number): Promise<void> {
     this.records.set(record.id, { json: JSON.stringify(record), expiresAt: Date.now() + ttlMs });
+  }
+
+  async replace(record: SessionRecord, ttlMs: number, expectedVersion: number | undefined): Promise<boolean> {
+    const entry = this.live(record.id);
+    const current = entry && (JSON.parse(entry.json) as SessionRecord).version;
+    if (current !== expectedVersion) return false;
+    await this.set(record, ttlMs);
+    return true;
   }
 
   async touch(id: string, ttlMs: number): Promise<boolean> {

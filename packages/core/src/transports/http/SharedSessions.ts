@@ -84,17 +84,35 @@ export class SharedSessions {
     const local = recordOf(session, transport.owner);
     const base = this.bases.get(session.id);
     try {
-      const stored = base && (await this.store.get(session.id));
-      const merged = stored && (stored.version ?? 0) > (base.version ?? 0) ? merge(base, local, stored) : local;
-      merged.version = Math.max(stored?.version ?? 0, base?.version ?? 0) + 1;
-      await this.store.set(merged, this.ttlMs);
+      let merged: SessionRecord;
+      let others = false;
+      for (let attempt = 1; ; attempt++) {
+        // A first save has nothing to merge with, unless it lost a race: then it reads too.
+        const stored = base || attempt > 1 ? await this.store.get(session.id) : undefined;
+        merged = local;
+        if (stored && base && (stored.version ?? 0) > (base.version ?? 0)) merged = merge(base, local, stored);
+        // No record agreed on yet: this copy's subscriptions join the stored ones, its log level wins.
+        else if (stored && !base) merged = merge({ ...stored, subscriptions: [] }, local, stored);
+        others = merged !== local;
+        merged = { ...merged, version: Math.max(stored?.version ?? 0, base?.version ?? 0) + 1 };
+        if (await this.write(merged, stored?.version)) break;
+        // Another replica saved this session since it was read: merge into its record and try again.
+        if (attempt === MAX_SAVE_ATTEMPTS) throw new Error(`the session changed on other replicas ${MAX_SAVE_ATTEMPTS} times while this one saved it`);
+      }
       this.bases.set(session.id, merged);
       this.touched.set(session.id, Date.now());
-      if (merged !== local) follow(session, transport, merged);
+      if (others) follow(session, transport, merged);
       await this.publish({ kind: 'record', origin: this.member.replicaId, record: merged });
     } catch (error) {
       this.reportError(`cluster: saving session ${session.id} failed`, error);
     }
+  }
+
+  /** Writes a record if the stored one is still `expectedVersion` (compare-and-set), or at once where the store cannot compare. */
+  private async write(record: SessionRecord, expectedVersion: number | undefined): Promise<boolean> {
+    if (this.store.replace) return this.store.replace(record, this.ttlMs, expectedVersion);
+    await this.store.set(record, this.ttlMs);
+    return true;
   }
 
   /** Saves the local copy of a session (its owner changed). */
@@ -267,6 +285,9 @@ function recordOf(session: Session, owner: string | undefined): SessionRecord {
 }
 
 /** The stored record with this copy's own changes (local against base) applied to it. */
+/** Rounds of read, merge and compare-and-set one save may take before it gives up (and reports). */
+const MAX_SAVE_ATTEMPTS = 5;
+
 function merge(base: SessionRecord, local: SessionRecord, stored: SessionRecord): SessionRecord {
   const merged: SessionRecord = { ...stored, subscriptions: [...stored.subscriptions] };
   if (local.state === 'ready') merged.state = 'ready';

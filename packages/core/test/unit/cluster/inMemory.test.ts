@@ -69,3 +69,15 @@ describe('InMemoryBroadcaster', () => {
     expect(second).toHaveLength(3);
   });
 });
+
+describe('InMemorySessionStore.replace', () => {
+  it('writes only when the stored version is the one expected', async () => {
+    const store = new InMemorySessionStore();
+    const base = { id: 's', state: 'ready' as const, protocolVersion: '2025-11-25', clientCapabilities: {}, subscriptions: [] };
+    expect(await store.replace({ ...base, version: 1 }, 60_000, 2)).toBe(false);
+    expect(await store.replace({ ...base, version: 1 }, 60_000, undefined)).toBe(true);
+    expect(await store.replace({ ...base, version: 2, subscriptions: ['a://x'] }, 60_000, 1)).toBe(true);
+    expect(await store.replace({ ...base, version: 2, subscriptions: ['a://y'] }, 60_000, 1)).toBe(false);
+    expect((await store.get('s'))!.subscriptions).toEqual(['a://x']);
+  });
+});
