@@ -94,6 +94,7 @@ export async function build(options: BuildOptions, out: Output): Promise<number>
       outfile,
       bundle: true,
       ...TARGET_SETTINGS[target],
+      plugins: target === 'workers' && precompiled ? [withoutAjvCompiler] : [],
       format,
       // CommonJS packages inside an ES module bundle still call require (for Node's modules).
       banner: format === 'esm' && target !== 'workers' ? { js: ESM_REQUIRE } : undefined,
@@ -196,6 +197,24 @@ const TARGET_SETTINGS: Record<BuildTarget, Pick<import('esbuild').BuildOptions, 
   deno: { platform: 'node', target: 'esnext', conditions: ['deno'] },
   // The Web entry of @typemcp/core: nothing of Node's modules is reachable.
   workers: { platform: 'browser', target: 'es2022', conditions: ['workerd', 'worker', 'browser'], mainFields: ['module', 'main'] },
+};
+
+/**
+ * For Workers, with every validator precompiled: ajv's compiler (and ajv-formats' entry, which
+ * loads it) is left out of @typemcp/core's lazy `require`s, a quarter of a megabyte. Workers
+ * forbid compiling anyway; the core says so before it would require them.
+ */
+const withoutAjvCompiler: import('esbuild').Plugin = {
+  name: 'typemcp-without-ajv-compiler',
+  setup(build) {
+    build.onResolve({ filter: /^(ajv\/dist\/2020|ajv-formats)$/ }, (args) =>
+      /[\\/]validation[\\/]ajv\.[cm]?js$/.test(args.importer) ? { path: args.path, namespace: 'typemcp-without-ajv-compiler' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'typemcp-without-ajv-compiler' }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`${args.path} is not in a Workers bundle: typemcp build precompiled every validator`)});`,
+      loader: 'js',
+    }));
+  },
 };
 
 /**
