@@ -1,4 +1,4 @@
-import type { Redis, RedisStatus } from 'ioredis';
+import type { Cluster, Redis, RedisStatus } from 'ioredis';
 import type { Broadcaster, ClusterMessage } from '@typemcp/core';
 import { checkClient, invalidOption, keyPrefixOf } from './keys';
 import type { RedisStoreOptions } from './keys';
@@ -51,8 +51,10 @@ export class RedisBroadcaster implements Broadcaster {
     if (options?.onError !== undefined && typeof options.onError !== 'function') throw invalidOption('RedisBroadcaster: onError must be a function (what, error) => void');
     this.onError = options?.onError ?? (() => {});
     this.ownsSubscriber = options?.subscriber === undefined;
-    // Lazy: it connects on the first subscribe.
-    this.subscriber = options?.subscriber ?? client.duplicate({ lazyConnect: true });
+    // Lazy: it connects on the first subscribe. A Cluster's duplicate takes its start nodes first.
+    this.subscriber =
+      options?.subscriber ??
+      (isCluster(client) ? (client as unknown as Cluster).duplicate([], { lazyConnect: true }) as unknown as Redis : client.duplicate({ lazyConnect: true }));
     this.subscriber.on('message', this.deliver);
   }
 
@@ -159,4 +161,9 @@ export async function quit(connection: Redis): Promise<void> {
 /** The status now (read through a call: TypeScript would keep the value it narrowed before). */
 function statusOf(connection: Redis): RedisStatus {
   return connection.status;
+}
+
+/** An ioredis Cluster (given as the stores' client): it has `nodes()`, a Redis has not. */
+function isCluster(client: Redis): boolean {
+  return typeof (client as unknown as { nodes?: unknown }).nodes === 'function';
 }

@@ -199,6 +199,8 @@ export class RedisTaskStore implements TaskStore {
     options?: RedisStoreOptions,
   ) {
     checkClient(client, 'RedisTaskStore');
+    // Every key of the tasks carries the hash tag {tasks}: the scripts touch several at once,
+    // and on a Redis Cluster those must share a slot.
     this.prefix = keyPrefixOf(options, 'RedisTaskStore');
   }
 
@@ -217,11 +219,11 @@ export class RedisTaskStore implements TaskStore {
         this.taskKey(task.taskId),
         this.ownerKey(task.owner),
         this.leasesKey,
-        `${this.prefix}tasks:seq`,
-        `${this.prefix}tasks:owner:`,
+        `${this.prefix}{tasks}tasks:seq`,
+        `${this.prefix}{tasks}tasks:owner:`,
         this.activeKey(task.owner),
-        `${this.prefix}tasks:active:`,
-        `${this.prefix}task:`,
+        `${this.prefix}{tasks}tasks:active:`,
+        `${this.prefix}{tasks}task:`,
       ],
       [task.taskId, expireAt, maxActive === undefined ? '' : maxActive, ...pairs],
     );
@@ -253,7 +255,7 @@ export class RedisTaskStore implements TaskStore {
     }
     const reply = (await UPDATE.run(
       this.client,
-      [this.taskKey(taskId), this.leasesKey, `${this.prefix}tasks:active:`],
+      [this.taskKey(taskId), this.leasesKey, `${this.prefix}{tasks}tasks:active:`],
       [taskId, pairs.length / 2, removed.length, cleared.length, ...pairs, ...removed, ...cleared],
     )) as string[] | null;
     return reply === null ? undefined : decode(reply);
@@ -273,35 +275,35 @@ export class RedisTaskStore implements TaskStore {
 
   async list(owner: string, cursor: string | undefined, limit: number): Promise<{ tasks: TaskRecord[]; nextCursor?: string }> {
     if (cursor !== undefined && !/^\d+$/.test(cursor)) throw new InvalidParamsError(`Invalid cursor for tasks/list: "${cursor}" was not returned by this server`);
-    const [more, last, hashes] = (await LIST.run(this.client, [this.ownerKey(owner), `${this.prefix}task:`], [cursor ?? '-1', Math.max(0, Math.floor(limit))])) as [number, string, string[][]];
+    const [more, last, hashes] = (await LIST.run(this.client, [this.ownerKey(owner), `${this.prefix}{tasks}task:`], [cursor ?? '-1', Math.max(0, Math.floor(limit))])) as [number, string, string[][]];
     const tasks = hashes.map(decode);
     return more === 1 ? { tasks, nextCursor: last } : { tasks };
   }
 
   async renew(runner: string, taskIds: string[], leaseUntil: number): Promise<string[]> {
     if (taskIds.length === 0) return [];
-    return (await RENEW.run(this.client, [this.leasesKey, `${this.prefix}task:`], [JSON.stringify(runner), JSON.stringify(leaseUntil), ...taskIds])) as string[];
+    return (await RENEW.run(this.client, [this.leasesKey, `${this.prefix}{tasks}task:`], [JSON.stringify(runner), JSON.stringify(leaseUntil), ...taskIds])) as string[];
   }
 
   async claimExpired(runner: string, now: number, leaseUntil: number): Promise<TaskRecord[]> {
-    const claimed = (await CLAIM.run(this.client, [this.leasesKey, `${this.prefix}task:`], [JSON.stringify(runner), now, JSON.stringify(leaseUntil)])) as string[][];
+    const claimed = (await CLAIM.run(this.client, [this.leasesKey, `${this.prefix}{tasks}task:`], [JSON.stringify(runner), now, JSON.stringify(leaseUntil)])) as string[][];
     return claimed.map(decode);
   }
 
   private taskKey(taskId: string): string {
-    return `${this.prefix}task:${taskId}`;
+    return `${this.prefix}{tasks}task:${taskId}`;
   }
 
   private ownerKey(owner: string): string {
-    return `${this.prefix}tasks:owner:${owner}`;
+    return `${this.prefix}{tasks}tasks:owner:${owner}`;
   }
 
   private activeKey(owner: string): string {
-    return `${this.prefix}tasks:active:${owner}`;
+    return `${this.prefix}{tasks}tasks:active:${owner}`;
   }
 
   private get leasesKey(): string {
-    return `${this.prefix}tasks:leases`;
+    return `${this.prefix}{tasks}tasks:leases`;
   }
 }
 

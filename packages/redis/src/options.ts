@@ -1,12 +1,18 @@
-import type { Redis, RedisOptions } from 'ioredis';
+import type { Cluster, ClusterNode, Redis, RedisOptions } from 'ioredis';
 
-/** Options of the `redis` plugin: give `url` or `client`. */
+/** Options of the `redis` plugin: give `url`, `cluster` or `client`. */
 export interface RedisPluginOptions {
   /** Where Redis is: `redis://[user:password@]host[:port][/db]`, or `rediss://` for TLS. The plugin opens the connection and quits it when the server closes. */
   url?: string;
-  /** A connection of your own (ioredis), instead of `url`. The plugin never closes it: quit it after `server.close()`. */
-  client?: Redis;
-  /** ioredis options for the connection the plugin opens from `url` (TLS, retries, timeouts…). */
+  /**
+   * The nodes of a Redis Cluster to start from (`[{ host, port }]` or `'redis://host:port'`
+   * strings): the plugin opens an ioredis `Cluster` and quits it when the server closes.
+   * Sessions and events spread over the slots; the keys of the tasks share one (hash tag `{tasks}`).
+   */
+  cluster?: Array<ClusterNode | string>;
+  /** A connection of your own (ioredis `Redis` or `Cluster`), instead of `url`. The plugin never closes it: quit it after `server.close()`. */
+  client?: Redis | Cluster;
+  /** ioredis options for the connection the plugin opens from `url`, or for each node of `cluster` (TLS, retries, timeouts…). */
   redisOptions?: RedisOptions;
   /** Put before every key and channel (default `typemcp:`); give each server sharing one Redis its own. The replicas of one server share it. */
   keyPrefix?: string;

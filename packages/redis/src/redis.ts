@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { ClusterService } from '@typemcp/core';
 import type { ClusterOptions, Plugin, PluginHost } from '@typemcp/core';
 import { invalidOption, positiveInteger } from './keys';
@@ -31,7 +31,11 @@ export const redis: Plugin<RedisPluginOptions> = {
     const owned = options.client === undefined;
     // Lazy: nothing connects before the server first uses Redis, so a server that refuses the
     // plugin after register() (e.g. without requestState.secret) is left with no open socket.
-    const client = options.client ?? new Redis(options.url!, { ...options.redisOptions, lazyConnect: true });
+    // A Cluster speaks the same commands: the stores take it as a Redis.
+    const client = (options.client ??
+      (options.cluster !== undefined
+        ? new Cluster(options.cluster.map(clusterNode), { redisOptions: options.redisOptions, lazyConnect: true })
+        : new Redis(options.url!, { ...options.redisOptions, lazyConnect: true }))) as Redis;
     const detachClient = reportErrors(host, client, 'the Redis connection');
     // Every command of the stores is bounded; past the bound the replica fails fast until Redis answers.
     const guard = new RedisGuard(client, {
@@ -100,15 +104,19 @@ function checkOptions(options: RedisPluginOptions | undefined): asserts options 
     throw invalidOption(`${NAME}: ${message}`);
   };
   if (typeof options !== 'object' || options === null) return fail("options are required: server.plugin(redis, { url: 'redis://127.0.0.1:6379' })");
-  if (options.url !== undefined && options.client !== undefined) fail('give url or client, not both');
-  if (options.url === undefined && options.client === undefined) fail("give url (e.g. 'redis://127.0.0.1:6379') or client (an ioredis Redis)");
+  const given = [options.url, options.cluster, options.client].filter((value) => value !== undefined).length;
+  if (given > 1) fail('give one of url, cluster and client');
+  if (given === 0) fail("give url (e.g. 'redis://127.0.0.1:6379'), cluster (the nodes of a Redis Cluster) or client (an ioredis Redis or Cluster)");
+  if (options.cluster !== undefined && (!Array.isArray(options.cluster) || options.cluster.length === 0 || !options.cluster.every(isClusterNode))) {
+    fail("cluster must be a non-empty list of nodes such as [{ host: '10.0.0.1', port: 6379 }] or ['redis://10.0.0.1:6379']");
+  }
   if (options.url !== undefined && (typeof options.url !== 'string' || !URL.canParse(options.url) || !['redis:', 'rediss:'].includes(new URL(options.url).protocol))) {
     fail(`url must be a redis:// or rediss:// URL such as 'redis://127.0.0.1:6379', not ${JSON.stringify(options.url)}`);
   }
   if (options.client !== undefined && (typeof options.client !== 'object' || options.client === null || typeof options.client.duplicate !== 'function' || typeof options.client.evalsha !== 'function')) {
     fail("client must be an ioredis connection: new Redis(url) from 'ioredis'");
   }
-  if (options.redisOptions !== undefined && options.client !== undefined) fail('redisOptions apply to the connection opened from url; configure your client yourself');
+  if (options.redisOptions !== undefined && options.client !== undefined) fail('redisOptions apply to the connection opened from url or cluster; configure your client yourself');
   if (options.redisOptions !== undefined && (typeof options.redisOptions !== 'object' || options.redisOptions === null)) fail('redisOptions must be an object of ioredis options');
   if (options.keyPrefix !== undefined && (typeof options.keyPrefix !== 'string' || options.keyPrefix === '')) {
     fail(`keyPrefix must be a non-empty string such as 'myserver:', not ${JSON.stringify(options.keyPrefix)}`);
@@ -116,4 +124,16 @@ function checkOptions(options: RedisPluginOptions | undefined): asserts options 
   if (options.replicaId !== undefined && (typeof options.replicaId !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(options.replicaId))) {
     fail(`replicaId must be 1 to 64 letters, digits, "_" or "-", not ${JSON.stringify(options.replicaId)}`);
   }
+}
+
+function isClusterNode(node: unknown): boolean {
+  if (typeof node === 'string') return URL.canParse(node) && ['redis:', 'rediss:'].includes(new URL(node).protocol);
+  return typeof node === 'object' && node !== null && typeof (node as { host?: unknown }).host === 'string' && Number.isInteger((node as { port?: unknown }).port);
+}
+
+/** A node as ioredis' Cluster takes it: `{ host, port }` (a URL string is read into one). */
+function clusterNode(node: import('ioredis').ClusterNode | string): import('ioredis').ClusterNode {
+  if (typeof node !== 'string') return node;
+  const url = new URL(node);
+  return { host: url.hostname, port: Number(url.port || 6379) };
 }

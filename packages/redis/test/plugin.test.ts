@@ -206,8 +206,10 @@ it('opens no connection when the server refuses the plugin', async () => {
 describe('option errors name the fix', () => {
   const cases: Array<[string, unknown, RegExp]> = [
     ['no options', undefined, /options are required: server.plugin\(redis, \{ url: 'redis:\/\/127.0.0.1:6379' \}\)/],
-    ['neither url nor client', {}, /give url \(e.g. 'redis:\/\/127.0.0.1:6379'\) or client \(an ioredis Redis\)/],
-    ['both', { url: 'redis://localhost', client: {} }, /give url or client, not both/],
+    ['neither url nor client', {}, /give url \(e.g. 'redis:\/\/127.0.0.1:6379'\), cluster \(the nodes of a Redis Cluster\) or client \(an ioredis Redis or Cluster\)/],
+    ['both', { url: 'redis://localhost', client: {} }, /give one of url, cluster and client/],
+    ['an empty cluster', { cluster: [] }, /cluster must be a non-empty list of nodes such as \[\{ host: '10.0.0.1', port: 6379 \}\] or \['redis:\/\/10.0.0.1:6379'\]/],
+    ['a cluster node without a port', { cluster: [{ host: '10.0.0.1' }] }, /cluster must be a non-empty list of nodes/],
     ['a url of another scheme', { url: 'http://localhost:6379' }, /url must be a redis:\/\/ or rediss:\/\/ URL such as 'redis:\/\/127.0.0.1:6379', not "http:\/\/localhost:6379"/],
     ['a url that is not one', { url: 'localhost:6379' }, /url must be a redis:\/\//],
     ['a client that is not ioredis', { client: { get() {} } }, /client must be an ioredis connection/],
