@@ -19,10 +19,9 @@
  */
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
-const http = require('node:http');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
-const { load } = require('./lib/http');
+const { load, post } = require('./lib/http');
 const { echoBody, echoHeaders, isComplete } = require('./lib/modern');
 const { median, format } = require('./lib/stats');
 
@@ -106,28 +105,12 @@ function stop(child) {
   });
 }
 
-/** One POST on a fresh connection: its status and text. */
-function postOnce(port, body, headers) {
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      { host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent: false, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
-      (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk) => (text += chunk));
-        response.on('end', () => resolve({ status: response.statusCode, text }));
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-
 async function coldStart([name, , command, args]) {
   const server = start(command, args);
   try {
     const port = await server.port;
-    const { status, text } = await postOnce(port, echoBody(1), echoHeaders);
+    // A fresh connection (no agent), as a first client makes.
+    const { status, text } = await post(false, port, echoBody(1), echoHeaders);
     const ms = performance.now() - server.spawnedAt;
     if (status !== 200 || !isComplete(text)) throw new Error(`${name}: first answer ${status} ${text.slice(0, 300)}`);
     return ms;

@@ -4,24 +4,12 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { rawCommand, redisServerPath } from './redisServer';
+import { freePort, rawCommand, redisServerPath } from './redisServer';
 
 /** A real Redis Cluster of three masters on 127.0.0.1, made for a test. */
 export interface RedisCluster {
   nodes: Array<{ host: string; port: number }>;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**

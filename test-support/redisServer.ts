@@ -29,7 +29,7 @@ export function redisServerPath(): string {
 }
 
 /** A port nobody listens on now (the kernel's pick for listen(0)). */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.unref();

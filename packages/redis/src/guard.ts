@@ -34,9 +34,14 @@ export class RedisGuard {
     return this.down === undefined;
   }
 
+  /** The refusal of a command while Redis is down: nothing is sent. */
+  refuse<T>(): Promise<T> {
+    return Promise.reject(this.unavailable());
+  }
+
   /** Runs one command (or pipeline) within the bound. */
   run<T>(command: () => Promise<T>): Promise<T> {
-    if (this.down) return Promise.reject(this.unavailable());
+    if (this.down) return this.refuse();
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         const error = new UnavailableError(`Redis did not answer within ${this.options.commandTimeoutMs} ms`, this.retryAfterSec);
@@ -134,7 +139,7 @@ function guardedClient(client: Redis, guard: RedisGuard): Redis {
         };
       }
       return (...args: unknown[]) => {
-        if (!guard.up) return guard.run(() => Promise.resolve());
+        if (!guard.up) return guard.refuse();
         const result = (value as (...a: unknown[]) => unknown).apply(target, args);
         return result instanceof Promise ? guard.run(() => result) : result;
       };
