@@ -4,6 +4,11 @@ import type { Principal } from './Principal';
 export interface TransportSendOptions {
   /** The incoming request this message belongs to, so stream-based transports can route it. */
   relatedRequestId?: RequestId;
+  /**
+   * Names an event every replica of a cluster sends (a change or a log heard through the
+   * cluster), so a stream the replicas share records it once.
+   */
+  eventKey?: string;
 }
 
 /**

@@ -10,7 +10,8 @@ export interface ChangeListener {
   readonly filter: ChangeFilter;
   /** For listeners whose resource subscriptions change over time (handshake-era sessions). */
   wantsResource?(uri: string): boolean;
-  deliver(method: string, params: Record<string, unknown>): void;
+  /** `eventKey` names a change every replica of a cluster delivers (see TransportSendOptions). */
+  deliver(method: string, params: Record<string, unknown>, eventKey?: string): void;
   /** The server is closing: the listener ends gracefully. */
   end(): void;
   /** Kept by endAll (the server's own listener for its sessions, which a reused server still needs). */
@@ -37,15 +38,15 @@ export class ChangeBroadcaster {
     return () => this.listeners.delete(listener);
   }
 
-  listChanged(method: string): void {
+  listChanged(method: string, eventKey?: string): void {
     const wanted = FILTER_OF[method];
-    for (const listener of this.listeners) if (listener.filter[wanted]) listener.deliver(method, {});
+    for (const listener of this.listeners) if (listener.filter[wanted]) listener.deliver(method, {}, eventKey);
   }
 
-  resourceUpdated(uri: string): void {
+  resourceUpdated(uri: string, eventKey?: string): void {
     for (const listener of this.listeners) {
       const wanted = listener.filter.resourceSubscriptions?.includes(uri) || listener.wantsResource?.(uri);
-      if (wanted) listener.deliver('notifications/resources/updated', { uri });
+      if (wanted) listener.deliver('notifications/resources/updated', { uri }, eventKey);
     }
   }
 

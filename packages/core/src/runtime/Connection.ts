@@ -174,18 +174,27 @@ export class Connection implements RequestChannel, EraSource, Tracker {
     return result;
   }
 
-  notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): void {
+  /** Sends a notification; `eventKey` names one every replica of a cluster sends (see TransportSendOptions). */
+  notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId, eventKey?: string): void {
     const message: JsonRpcNotification = params ? { jsonrpc: '2.0', method, params } : { jsonrpc: '2.0', method };
-    this.send(message, relatedRequestId);
+    this.send(message, relatedRequestId, eventKey);
   }
 
   /** Sends a log message if the scope's level lets it through and the session's budget allows. */
-  log(scope: RequestScope, level: LoggingLevel, data: unknown, logger: string | undefined, relatedRequestId?: RequestId, meta?: Record<string, unknown>): void {
+  log(
+    scope: RequestScope,
+    level: LoggingLevel,
+    data: unknown,
+    logger: string | undefined,
+    relatedRequestId?: RequestId,
+    meta?: Record<string, unknown>,
+    eventKey?: string,
+  ): void {
     if (!passes(level, scope.logLevel ?? this.host.defaultLogLevel)) return;
     if (!(this.logLimiter ??= new RateLimiter(this.host.logRateLimit, this.host.logRateLimit * 2)).take()) return;
     const params: Record<string, unknown> = logger === undefined ? { level, data } : { level, logger, data };
     if (meta) params._meta = meta;
-    this.notify('notifications/message', params, relatedRequestId);
+    this.notify('notifications/message', params, relatedRequestId, eventKey);
   }
 
   /** Cancels what is in flight, fails what we are waiting for, and closes the transport. */
@@ -359,10 +368,11 @@ export class Connection implements RequestChannel, EraSource, Tracker {
     }
   }
 
-  private send(message: JsonRpcMessage | JsonRpcMessage[], relatedRequestId?: RequestId): void {
+  private send(message: JsonRpcMessage | JsonRpcMessage[], relatedRequestId?: RequestId, eventKey?: string): void {
     if (this.closed) return;
     try {
-      const sent = this.transport.send(message, relatedRequestId === undefined ? undefined : { relatedRequestId });
+      const options = relatedRequestId === undefined && eventKey === undefined ? undefined : { relatedRequestId, eventKey };
+      const sent = this.transport.send(message, options);
       if (sent instanceof Promise) sent.catch((error) => this.host.reportError('send failed', error));
     } catch (error) {
       this.host.reportError('send failed', error);

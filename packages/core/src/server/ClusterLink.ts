@@ -17,10 +17,12 @@ const CHANGES_TOPIC = 'changes';
 export class ClusterLink {
   private replicaName: string | undefined;
   private subscribed: Promise<() => Promise<void>> | undefined;
+  private published = 0;
 
   constructor(
     readonly options: ClusterOptions,
-    private readonly onRemote: (change: ClusterChange) => void,
+    /** A change from another replica, with the key that names it on every replica. */
+    private readonly onRemote: (change: ClusterChange, eventKey: string) => void,
     readonly reportError: (what: string, error: unknown) => void,
   ) {
     this.replicaName = options.replicaId;
@@ -36,7 +38,7 @@ export class ClusterLink {
     this.subscribed ??= this.options.broadcaster.subscribe(CHANGES_TOPIC, (message) => {
       if (message.origin === this.replicaId) return; // delivered here already
       try {
-        this.onRemote(message.change as ClusterChange);
+        this.onRemote(message.change as ClusterChange, `${String(message.origin)}:${String(message.seq)}`);
       } catch (error) {
         this.reportError('cluster: delivering a change failed', error);
       }
@@ -44,10 +46,15 @@ export class ClusterLink {
     return this.subscribed.then(() => undefined);
   }
 
-  /** Tells the other replicas; a failure is reported, never thrown: local clients were told already. */
-  publish(change: ClusterChange): void {
-    const message: ClusterMessage = { origin: this.replicaId, change };
+  /**
+   * Tells the other replicas; a failure is reported, never thrown (local clients are told
+   * anyway). Returns the key that names the change on every replica, for local delivery.
+   */
+  publish(change: ClusterChange): string {
+    const seq = this.published++;
+    const message: ClusterMessage = { origin: this.replicaId, seq, change };
     this.options.broadcaster.publish(CHANGES_TOPIC, message).catch((error) => this.reportError('cluster: publishing a change failed', error));
+    return `${this.replicaId}:${seq}`;
   }
 
   async close(): Promise<void> {

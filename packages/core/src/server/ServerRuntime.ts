@@ -163,8 +163,8 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
     for (const provider of options.providers ?? []) this.register(provider);
 
     this.log = createLogger((level, data, logger) => {
-      this.logToSessions(level, data, logger);
-      this.link?.publish(logger === undefined ? { kind: 'log', level, data } : { kind: 'log', level, data, logger });
+      const eventKey = this.link?.publish(logger === undefined ? { kind: 'log', level, data } : { kind: 'log', level, data, logger });
+      this.logToSessions(level, data, logger, eventKey);
     });
     this.onListChange(this.tools, 'notifications/tools/list_changed');
     this.onListChange(this.prompts, 'notifications/prompts/list_changed');
@@ -176,7 +176,7 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
     this.changes.listen({
       filter: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true },
       wantsResource: (uri) => [...this.readyConnections()].some((connection) => connection.session.subscriptions.has(uri)),
-      deliver: (method, params) => this.notifySessions(method, params),
+      deliver: (method, params, eventKey) => this.notifySessions(method, params, eventKey),
       end: () => undefined,
       persistent: true,
     });
@@ -426,7 +426,7 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
     for (const [service, value] of services) this.services.set(service, value);
     const cluster = services.get(ClusterService) as ClusterOptions | undefined;
     if (cluster) {
-      this.link = new ClusterLink(cluster, (change) => this.applyRemoteChange(change), (what, error) => this.reportError(what, error));
+      this.link = new ClusterLink(cluster, (change, eventKey) => this.applyRemoteChange(change, eventKey), (what, error) => this.reportError(what, error));
       const link = this.link;
       this.tasks.attachCluster({ broadcaster: cluster.broadcaster, replicaId: () => link.replicaId, store: cluster.tasks });
     }
@@ -451,8 +451,7 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
 
   /** Sends `notifications/resources/updated` to every subscriber of `uri`, here and on every replica. */
   notifyUpdated(uri: string): void {
-    this.changes.resourceUpdated(uri);
-    this.link?.publish({ kind: 'resource', uri });
+    this.changes.resourceUpdated(uri, this.link?.publish({ kind: 'resource', uri }));
   }
 
   private describedFor(revision: Revision): { capabilities: Record<string, unknown>; extensions: Record<string, unknown> } {
@@ -477,36 +476,35 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
     const notifications = [...this.pendingListChanges];
     this.pendingListChanges.clear();
     for (const method of notifications) {
-      this.changes.listChanged(method);
-      this.link?.publish({ kind: 'list', method });
+      this.changes.listChanged(method, this.link?.publish({ kind: 'list', method }));
     }
   }
 
   /** A change or log on another replica of the cluster, for this replica's clients. */
-  private applyRemoteChange(change: ClusterChange): void {
-    if (change.kind === 'list') this.changes.listChanged(change.method);
-    else if (change.kind === 'resource') this.changes.resourceUpdated(change.uri);
-    else if (isLoggingLevel(change.level)) this.logToSessions(change.level, change.data, change.logger);
+  private applyRemoteChange(change: ClusterChange, eventKey: string): void {
+    if (change.kind === 'list') this.changes.listChanged(change.method, eventKey);
+    else if (change.kind === 'resource') this.changes.resourceUpdated(change.uri, eventKey);
+    else if (isLoggingLevel(change.level)) this.logToSessions(change.level, change.data, change.logger, eventKey);
   }
 
-  private logToSessions(level: LoggingLevel, data: unknown, logger: string | undefined): void {
-    for (const connection of this.readyConnections()) connection.log(connection.session, level, data, logger);
+  private logToSessions(level: LoggingLevel, data: unknown, logger: string | undefined, eventKey: string | undefined): void {
+    for (const connection of this.readyConnections()) connection.log(connection.session, level, data, logger, undefined, undefined, eventKey);
   }
 
   /**
    * Handshake-era sessions hear of changes only to lists they were told about at initialize,
    * and of updates only to the resources they subscribed to.
    */
-  private notifySessions(method: string, params: Record<string, unknown>): void {
+  private notifySessions(method: string, params: Record<string, unknown>, eventKey: string | undefined): void {
     if (method === 'notifications/resources/updated') {
       for (const connection of this.readyConnections()) {
-        if (connection.session.subscriptions.has(params.uri as string)) connection.notify(method, params);
+        if (connection.session.subscriptions.has(params.uri as string)) connection.notify(method, params, undefined, eventKey);
       }
       return;
     }
     const kind = method.split('/')[1];
     for (const connection of this.readyConnections()) {
-      if (connection.session.declaredCapabilities[kind]) connection.notify(method);
+      if (connection.session.declaredCapabilities[kind]) connection.notify(method, undefined, undefined, eventKey);
     }
   }
 

@@ -4,10 +4,20 @@ import { Exchange } from './Exchange';
 import type { RefusalHead } from './Exchange';
 import { SSE_HEADERS } from './HttpReply';
 import type { EventBody, HttpReply, SseSink } from './HttpReply';
+import { unrefTimer } from '../../platform';
 import { SseStream } from './SseStream';
+import type { SharedStreamHooks } from './SseStream';
 
 /** Marks the stream ids of sessions' streams for messages outside requests (GET), as opposed to POST responses. */
 const STANDALONE = 'get-';
+
+/**
+ * How long a replica goes on recording a session's stream another replica took. Broadcasts
+ * published on different Redis Cluster nodes may arrive in another order than they were
+ * published, so a change published before the take may reach this replica after it; what is
+ * recorded twice is kept once by the event store.
+ */
+const RELEASE_MS = 2_000;
 
 export interface SessionTransportOptions {
   /** The HTTP status of a JSON answer that is an error (2026-07-28 maps codes to 400/404); 200 without. */
@@ -20,6 +30,8 @@ export interface SessionTransportOptions {
   onStream?: (streamId: string, kind: 'request' | 'session', opened: boolean) => void;
   /** The transport of one POST (stateless): it closes once that POST's answer is complete. */
   oneShot?: boolean;
+  /** A session shared by a cluster's replicas: its stream is recorded by whichever replica hears an event, and read back from the store. */
+  sharedStream?: SharedStreamHooks;
 }
 
 /**
@@ -40,7 +52,9 @@ export class HttpSessionTransport implements Transport {
   private closed = false;
   /** While the session is being saved (shared sessions), what it sends waits, so no answer overtakes the save. */
   private saving: Promise<void> | undefined;
-  private readonly held: Array<{ message: OutgoingMessage; relatedRequestId: RequestId | undefined; delivering: Exchange | undefined }> = [];
+  /** Ends, after RELEASE_MS, the stream another replica took. */
+  private releasing: ReturnType<typeof setTimeout> | undefined;
+  private readonly held: Array<{ message: OutgoingMessage; options: TransportSendOptions | undefined; delivering: Exchange | undefined }> = [];
 
   constructor(
     readonly sessionId: string | undefined,
@@ -128,9 +142,8 @@ export class HttpSessionTransport implements Transport {
   openStandalone(headers: Record<string, string>): HttpReply | undefined {
     this.lastActivity = Date.now();
     if (this.standalone?.attached) return undefined;
-    if (!this.standalone) {
-      this.standalone = new SseStream(`${this.streamPrefix}${STANDALONE}${crypto.randomUUID()}`, this.eventStore, () => this.streamChanged(false));
-    }
+    this.keepStream();
+    this.standalone ??= this.newStandalone(`${this.streamPrefix}${STANDALONE}${crypto.randomUUID()}`);
     this.standalone.reserve();
     this.streamChanged(true);
     return { status: 200, headers: { ...SSE_HEADERS, ...headers }, body: this.standalone };
@@ -141,28 +154,63 @@ export class HttpSessionTransport implements Transport {
     return this.standalone?.id;
   }
 
-  /** Resumes a stream after `lastEventId`: the reply replays what was missed, then goes on live; undefined when the event is unknown. */
+  /**
+   * Resumes a stream after `lastEventId`: the reply replays what was missed, then goes on live;
+   * undefined when the event is unknown. The session's stream, opened here or on another
+   * replica, goes on from here: it is taken before the replay is read, so every event is
+   * either in the replay or sent after it.
+   */
   async resume(lastEventId: string, headers: Record<string, string>): Promise<HttpReply | undefined> {
     if (!this.eventStore) return undefined;
+    const reply = (body: EventBody): HttpReply => ({ status: 200, headers: { ...SSE_HEADERS, ...headers }, body });
+    const sessionStream = standaloneStreamOf(lastEventId, this.streamPrefix);
+    if (sessionStream !== undefined) {
+      const taken = this.standalone?.id !== sessionStream;
+      if (taken) {
+        this.standalone?.end();
+        this.standalone = this.newStandalone(sessionStream);
+      }
+      const stream = this.standalone!;
+      let resumed: boolean;
+      try {
+        resumed = await stream.resumeAfter(lastEventId);
+      } catch (error) {
+        if (taken && this.standalone === stream) this.endStream();
+        throw error;
+      }
+      if (!resumed) {
+        if (taken && this.standalone === stream) this.endStream();
+        return undefined;
+      }
+      if (this.standalone === stream) this.keepStream();
+      this.streamChanged(true);
+      return reply(stream);
+    }
+    for (const exchange of this.exchanges) {
+      const live = exchange.resumable;
+      if (live && !live.ended && lastEventId.startsWith(`${live.id}:`)) return (await live.resumeAfter(lastEventId)) ? reply(live) : undefined;
+    }
     const missed: string[] = [];
     const streamId = await this.eventStore.replayAfter(lastEventId, (eventId, message) => {
       missed.push(`id: ${eventId}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`);
     });
     // Another session's stream is as unknown to this one as a forgotten event.
     if (streamId === undefined || !streamId.startsWith(this.streamPrefix)) return undefined;
-    let live: SseStream | undefined;
-    for (const exchange of this.exchanges) if (exchange.streamId === streamId) live = exchange.resumable;
-    if (!live && this.standalone?.id === streamId) live = this.standalone;
-    else if (!live && streamId.startsWith(`${this.streamPrefix}${STANDALONE}`)) {
-      // The session's stream, opened on another replica: it goes on from here.
-      this.standalone?.end();
-      this.standalone = new SseStream(streamId, this.eventStore, () => this.streamChanged(false));
-      live = this.standalone;
+    for (const exchange of this.exchanges) {
+      const live = exchange.streamId === streamId ? exchange.resumable : undefined;
+      if (live && !live.ended && (await live.resumeAfter(lastEventId))) return reply(live);
     }
-    live?.reserve();
-    if (live === this.standalone) this.streamChanged(true);
-    // Without a live stream, that stream has finished (or runs on another replica): the replay is all there is.
-    return { status: 200, headers: { ...SSE_HEADERS, ...headers }, body: resumedBody(missed, live) };
+    // That request's stream has finished (or runs on another replica): the replay is all there is.
+    return reply(replayedBody(missed));
+  }
+
+  /** Another replica recorded an event on `streamId`: if this replica holds that stream, its client gets it. */
+  recordedElsewhere(streamId: string): void {
+    if (this.standalone?.id === streamId) this.standalone.readBackLater();
+  }
+
+  private newStandalone(id: string): SseStream {
+    return new SseStream(id, this.eventStore, () => this.streamChanged(false), this.options.sharedStream);
   }
 
   requestEnded(id: RequestId): void {
@@ -172,11 +220,11 @@ export class HttpSessionTransport implements Transport {
   send(message: OutgoingMessage, options?: TransportSendOptions): void {
     if (this.closed) return;
     if (this.saving) {
-      this.held.push({ message, relatedRequestId: options?.relatedRequestId, delivering: this.delivering });
+      this.held.push({ message, options, delivering: this.delivering });
       return;
     }
-    if (Array.isArray(message)) for (const item of message) this.route(item, options?.relatedRequestId);
-    else this.route(message, options?.relatedRequestId);
+    if (Array.isArray(message)) for (const item of message) this.route(item, options);
+    else this.route(message, options);
   }
 
   /**
@@ -192,10 +240,10 @@ export class HttpSessionTransport implements Transport {
     void saving.then(() => {
       if (this.saving !== saving) return; // a later save holds them longer
       this.saving = undefined;
-      for (const { message, relatedRequestId, delivering } of this.held.splice(0)) {
+      for (const { message, options, delivering } of this.held.splice(0)) {
         this.delivering = delivering;
         try {
-          this.send(message, relatedRequestId === undefined ? undefined : { relatedRequestId });
+          this.send(message, options);
         } finally {
           this.delivering = undefined;
         }
@@ -215,9 +263,26 @@ export class HttpSessionTransport implements Transport {
 
   /**
    * Another replica took over the session's stream (a new one, or this one resumed there):
-   * this one ends and forgets its own, so nothing is recorded twice under one stream id.
+   * this one ends it (one stream per session), after going on recording for RELEASE_MS.
    */
   dropStream(): void {
+    const stream = this.standalone;
+    if (!stream || this.releasing !== undefined) return;
+    this.releasing = unrefTimer(
+      setTimeout(() => {
+        this.releasing = undefined;
+        if (this.standalone === stream) this.endStream();
+      }, RELEASE_MS),
+    );
+  }
+
+  /** The session's stream is opened or resumed here: it is no longer being released. */
+  private keepStream(): void {
+    clearTimeout(this.releasing);
+    this.releasing = undefined;
+  }
+
+  private endStream(): void {
     this.standalone?.end();
     this.standalone = undefined;
   }
@@ -225,6 +290,7 @@ export class HttpSessionTransport implements Transport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.keepStream();
     for (const exchange of [...this.exchanges]) exchange.abort();
     this.standalone?.end();
     this.onEnded?.();
@@ -235,7 +301,8 @@ export class HttpSessionTransport implements Transport {
     if (this.standalone) this.options.onStream?.(this.standalone.id, 'session', opened);
   }
 
-  private route(message: JsonRpcMessage, relatedRequestId: RequestId | undefined): void {
+  private route(message: JsonRpcMessage, options: TransportSendOptions | undefined): void {
+    const relatedRequestId = options?.relatedRequestId;
     const isResponse = 'result' in message || 'error' in message;
     if (isResponse) {
       const id = (message as { id?: RequestId }).id;
@@ -245,7 +312,7 @@ export class HttpSessionTransport implements Transport {
     }
     const related = relatedRequestId === undefined ? undefined : this.exchangeOf(relatedRequestId);
     if (related) related.relate(message);
-    else this.standalone?.send(message);
+    else this.standalone?.send(message, options?.eventKey);
   }
 
   private exchangeOf(id: RequestId): Exchange | undefined {
@@ -254,16 +321,24 @@ export class HttpSessionTransport implements Transport {
   }
 }
 
-/** The body of a resumed stream: what the client missed, then the live stream if it goes on, else the end. */
-function resumedBody(missed: readonly string[], live: SseStream | undefined): EventBody {
+/** The body of a resumed stream that has finished: what the client missed, then the end. */
+function replayedBody(missed: readonly string[]): EventBody {
   return {
     open(sink: SseSink) {
       for (const event of missed) sink.write(event);
-      if (live) live.open(sink);
-      else sink.end();
+      sink.end();
     },
-    close(sink?: SseSink) {
-      live?.close(sink);
-    },
+    close() {},
   };
+}
+
+/**
+ * The session's stream an event id names, when it is one: the event stores here make ids
+ * `<stream id>:<n>`, and the session's streams are `<session>.get-<uuid>`. A store with other
+ * ids resumes the session's stream through the replay, as a finished stream.
+ */
+function standaloneStreamOf(lastEventId: string, streamPrefix: string): string | undefined {
+  if (!lastEventId.startsWith(`${streamPrefix}${STANDALONE}`)) return undefined;
+  const colon = lastEventId.lastIndexOf(':');
+  return colon > streamPrefix.length + STANDALONE.length ? lastEventId.slice(0, colon) : undefined;
 }

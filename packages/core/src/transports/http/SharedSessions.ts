@@ -19,6 +19,7 @@ type SessionEvent =
   | { kind: 'record'; origin: string; record: SessionRecord }
   | { kind: 'ended'; origin: string; id: string }
   | { kind: 'stream'; origin: string; id: string; streamId: string }
+  | { kind: 'recorded'; origin: string; id: string; streamId: string }
   | { kind: 'notify'; origin: string; id: string; messages: JsonRpcMessage[] };
 
 /** The topic of one replica: answers from clients to the requests it sent. */
@@ -190,6 +191,11 @@ export class SharedSessions {
     void this.publish({ kind: 'stream', origin: this.member.replicaId, id, streamId });
   }
 
+  /** This replica recorded an event on a session's stream: the replica holding the stream reads it back. */
+  streamRecorded(id: string, streamId: string): void {
+    void this.publish({ kind: 'recorded', origin: this.member.replicaId, id, streamId });
+  }
+
   /**
    * Of the messages a client POSTed, routes answers to requests another replica sent there and
    * copies notifications to every replica; returns what this replica handles itself.
@@ -241,6 +247,9 @@ export class SharedSessions {
         return;
       case 'stream':
         this.local.get(event.id)?.dropStream();
+        return;
+      case 'recorded':
+        this.local.get(event.id)?.recordedElsewhere(event.streamId);
         return;
       case 'notify':
         this.local.get(event.id)?.deliver(event.messages.length === 1 ? event.messages[0] : event.messages);

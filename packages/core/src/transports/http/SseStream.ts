@@ -3,6 +3,16 @@ import type { EventStore } from '../../cluster';
 import type { EventBody, SseSink } from './HttpReply';
 
 /**
+ * A stream whose events other replicas record too (a session's stream in a cluster, while it
+ * moves between them): what the client gets is read back from the store, in the store's order,
+ * after the last event it got, so nothing is missed or doubled whoever recorded it.
+ */
+export interface SharedStreamHooks {
+  /** This replica recorded an event on the stream: the replica holding it reads it back. */
+  recorded(streamId: string): void;
+}
+
+/**
  * One Server-Sent Events stream carrying JSON-RPC messages. Messages are recorded in the event
  * store (when there is one) before writing, so a client that reconnects with `Last-Event-ID`
  * gets what it missed; the sink it writes to may be swapped on resume. As the body of a reply
@@ -15,12 +25,17 @@ export class SseStream implements EventBody {
   private waiting: string[] | undefined;
   private closed = false;
   private queue: Promise<void> | undefined;
+  /** Shared streams: the id of the last event written to the client, where reading back goes on from. */
+  private cursor: string | undefined;
+  /** Shared streams: a read-back is queued and has not started. */
+  private readBackQueued = false;
 
   constructor(
     readonly id: string,
     private readonly eventStore: EventStore | undefined,
     /** Called when the client attached last goes away. */
     private readonly onDetach?: () => void,
+    private readonly shared?: SharedStreamHooks,
   ) {}
 
   /** A stream that is the body of a reply not opened yet: what it writes meanwhile waits. */
@@ -55,6 +70,11 @@ export class SseStream implements EventBody {
     this.onDetach?.();
   }
 
+  /** True once the stream has ended: nothing more is sent on it. */
+  get ended(): boolean {
+    return this.closed;
+  }
+
   /** True while a client reads the stream (or its reply is about to be opened). */
   get attached(): boolean {
     return this.sink !== undefined || this.waiting !== undefined;
@@ -62,30 +82,105 @@ export class SseStream implements EventBody {
 
   /**
    * Records and writes one message. Writes keep their order even when the event store
-   * answers asynchronously; a synchronous store writes at once.
+   * answers asynchronously; a synchronous store writes at once. `key` names an event other
+   * replicas may record too (see EventStore).
    */
-  send(message: JsonRpcMessage): void {
+  send(message: JsonRpcMessage, key?: string): void {
     if (this.closed) return;
     this.enqueue(() => {
-      const eventId = this.eventStore?.store(this.id, message);
-      if (eventId instanceof Promise) return eventId.then((id) => this.write(id, message));
-      this.write(eventId, message);
+      let recorded: Promise<string> | string | undefined;
+      try {
+        recorded = this.eventStore?.store(this.id, message, key);
+      } catch {
+        return this.write(undefined, message);
+      }
+      if (!(recorded instanceof Promise) && !this.shared) return this.write(recorded, message);
+      // A store that fails: the client still gets the event, without an id to resume from.
+      return Promise.resolve(recorded).then(
+        (eventId) => (this.shared ? this.recordedShared(eventId!, message) : this.write(eventId, message)),
+        () => this.write(undefined, message),
+      );
     });
   }
 
-  private enqueue(step: () => void | Promise<void>): void {
-    if (this.queue) {
-      this.queue = this.queue.then(step);
-      return;
-    }
-    const result = step();
-    if (result instanceof Promise) {
-      const queued: Promise<void> = result.finally(() => {
-        if (this.queue === queued) this.queue = undefined;
+  /**
+   * A client resumes this live stream after `lastEventId`: once what is queued before is
+   * recorded, it gets every later event from the store, then the live stream (an earlier
+   * connection of it ends). Resolves false, changing nothing, when the store does not know
+   * the event.
+   */
+  resumeAfter(lastEventId: string): Promise<boolean> {
+    const eventStore = this.eventStore;
+    if (!eventStore || this.closed) return Promise.resolve(false);
+    return new Promise((resolve, reject) => {
+      this.enqueue(async () => {
+        // Everything queued before was recorded before this read: the replay has it.
+        const replayed: Array<[string, JsonRpcMessage]> = [];
+        let streamId: string | undefined;
+        try {
+          streamId = await eventStore.replayAfter(lastEventId, (eventId, message) => void replayed.push([eventId, message]));
+        } catch (error) {
+          return reject(error as Error);
+        }
+        if (streamId !== this.id) return resolve(false);
+        const earlier = this.sink;
+        this.sink = undefined;
+        earlier?.end();
+        this.waiting = [];
+        this.cursor = lastEventId;
+        for (const [eventId, message] of replayed) this.advance(eventId, message);
+        resolve(true);
       });
-      this.queue = queued;
-    }
+    });
   }
+
+  /** Shared streams: another replica recorded an event here; the client gets it from the store. */
+  readBackLater(): void {
+    if (!this.shared || this.closed || this.cursor === undefined || this.readBackQueued) return;
+    this.readBackQueued = true;
+    this.enqueue(() => this.readBack().then(
+      () => undefined,
+      () => undefined, // the next event read back brings it
+    ));
+  }
+
+  private async recordedShared(eventId: string, message: JsonRpcMessage): Promise<void> {
+    // A stream opened here, not resumed: no replica records on it before this one does.
+    if (this.cursor === undefined) this.advance(eventId, message);
+    else {
+      const readBack = await this.readBack().catch(() => undefined);
+      // The client is further behind than the store keeps: it gets this event at least.
+      if (readBack === false) this.advance(eventId, message);
+      // The store failed to answer: the event goes out without an id; the next read-back may repeat it.
+      else if (readBack === undefined) this.write(undefined, message);
+    }
+    this.shared!.recorded(this.id);
+  }
+
+  /** Writes what the store has after the cursor; false when the cursor's event is forgotten. */
+  private async readBack(): Promise<boolean> {
+    this.readBackQueued = false;
+    return (await this.eventStore!.replayAfter(this.cursor!, (eventId, message) => this.advance(eventId, message))) !== undefined;
+  }
+
+  private advance(eventId: string, message: JsonRpcMessage): void {
+    this.write(eventId, message);
+    this.cursor = eventId;
+  }
+
+  private enqueue(step: () => void | Promise<void>): void {
+    const result = this.queue ? this.queue.then(step) : step();
+    if (!(result instanceof Promise)) return;
+    // A failed step (each handles its own) must not stop the ones after it.
+    const queued: Promise<void> = result.then(
+      () => undefined,
+      () => undefined,
+    ).then(() => {
+      if (this.queue === queued) this.queue = undefined;
+    });
+    this.queue = queued;
+  }
+
 
   /** Writes an event without recording it (for replays). */
   write(eventId: string | undefined, message: JsonRpcMessage): void {

@@ -471,9 +471,11 @@ export class StreamableHttp {
   // Sessions
 
   private sessionTransport(sessionId: string, owner: string | undefined): HttpSessionTransport {
+    const shared = this.shared;
     return new HttpSessionTransport(sessionId, this.eventStore, () => this.sessions.delete(sessionId), {
       refusal: this.refusal,
       owner,
+      sharedStream: shared && this.eventStore ? { recorded: (streamId) => shared.streamRecorded(sessionId, streamId) } : undefined,
       onStream: this.host.observers.active ? (streamId, kind, opened) => this.streamEvent(streamId, kind, sessionId, opened) : undefined,
     });
   }

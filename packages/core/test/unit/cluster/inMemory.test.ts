@@ -1,4 +1,4 @@
-import { InMemoryBroadcaster, InMemorySessionStore } from '../../../src/cluster';
+import { InMemoryBroadcaster, InMemoryEventStore, InMemorySessionStore } from '../../../src/cluster';
 import type { ClusterMessage, SessionRecord } from '../../../src/cluster';
 
 const record = (id: string): SessionRecord => ({
@@ -79,5 +79,35 @@ describe('InMemorySessionStore.replace', () => {
     expect(await store.replace({ ...base, version: 2, subscriptions: ['a://x'] }, 60_000, 1)).toBe(true);
     expect(await store.replace({ ...base, version: 2, subscriptions: ['a://y'] }, 60_000, 1)).toBe(false);
     expect((await store.get('s'))!.subscriptions).toEqual(['a://x']);
+  });
+});
+
+describe('InMemoryEventStore', () => {
+  const note = (n: number) => ({ jsonrpc: '2.0' as const, method: 'notifications/message', params: { level: 'info', data: n } });
+  const replay = (store: InMemoryEventStore, after: string) => {
+    const sent: Array<[string, unknown]> = [];
+    const streamId = store.replayAfter(after, (id, message) => void sent.push([id, (message as { params: { data: unknown } }).params.data]));
+    return { streamId, sent };
+  };
+
+  it('records a keyed event once per stream, answering the first id to a repeat', () => {
+    const store = new InMemoryEventStore();
+    const first = store.store('s', note(1), 'r0:1');
+    expect(store.store('s', note(1), 'r0:1')).toBe(first);
+    const other = store.store('t', note(1), 'r0:1');
+    expect(other).not.toBe(first);
+    const unkeyed = [store.store('s', note(2)), store.store('s', note(2))];
+    expect(unkeyed[0]).not.toBe(unkeyed[1]);
+    expect(replay(store, first)).toEqual({ streamId: 's', sent: unkeyed.map((id) => [id, 2]) });
+  });
+
+  it('forgets the key of an event with the event, beyond maxEvents', () => {
+    const store = new InMemoryEventStore(2);
+    const first = store.store('s', note(1), 'k');
+    store.store('s', note(2));
+    store.store('s', note(3));
+    expect(replay(store, first).streamId).toBeUndefined();
+    // Forgotten: the same key is a new event now.
+    expect(store.store('s', note(1), 'k')).not.toBe(first);
   });
 });
