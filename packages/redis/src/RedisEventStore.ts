@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { EventStore, JsonRpcMessage } from '@typemcp/core';
 import { checkClient, keyPrefixOf, positiveInteger } from './keys';
 import type { RedisStoreOptions } from './keys';
+import { LuaScript } from './script';
 
 /** Options of a RedisEventStore. */
 export interface RedisEventStoreOptions extends RedisStoreOptions {
@@ -14,11 +15,43 @@ export interface RedisEventStoreOptions extends RedisStoreOptions {
 const EVENT_ID = /^([\s\S]*):(\d+-\d+)$/;
 
 /**
+ * Records one event: KEYS = the stream, its hash of event keys; ARGV = the message, the
+ * event's key ('' for none), the cap, the time to live. A key already recorded answers its
+ * event's id. The oldest events beyond the cap go, and their keys with them.
+ */
+const STORE = new LuaScript(`
+local key = ARGV[2]
+if key ~= '' then
+  local known = redis.call('HGET', KEYS[2], key)
+  if known then return known end
+end
+local id
+if key ~= '' then
+  id = redis.call('XADD', KEYS[1], '*', 'm', ARGV[1], 'k', key)
+  redis.call('HSET', KEYS[2], key, id)
+else
+  id = redis.call('XADD', KEYS[1], '*', 'm', ARGV[1])
+end
+local excess = redis.call('XLEN', KEYS[1]) - tonumber(ARGV[3])
+if excess > 0 then
+  for _, entry in ipairs(redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', excess)) do
+    if entry[2][4] then redis.call('HDEL', KEYS[2], entry[2][4]) end
+  end
+  redis.call('XTRIM', KEYS[1], 'MAXLEN', ARGV[3])
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+return id
+`);
+
+/**
  * SSE events in Redis for `Last-Event-ID` resumption on any replica: one Redis stream per SSE
- * stream (`<prefix>events:<streamId>`), capped at `maxEventsPerStream` entries and expiring
- * `streamTtlMs` after its last event. An event id is `<streamId>:<Redis entry id>`: unique
- * across streams and replicas, and it names its stream, so a replay reads only the entries
- * after it (XRANGE, O(log n + events replayed)).
+ * stream (`<prefix>events:{<streamId>}`), capped at `maxEventsPerStream` entries and expiring
+ * `streamTtlMs` after its last event, beside a hash of the keys of the events replicas record
+ * together (`<prefix>events:{<streamId>}:keys`), so each is recorded once. Both keys share a
+ * hash tag: one Redis Cluster slot. An event id is `<streamId>:<Redis entry id>`: unique across
+ * streams and replicas, increasing along its stream, and it names its stream, so a replay
+ * reads only the entries after it (XRANGE, O(log n + events replayed)).
  */
 export class RedisEventStore implements EventStore {
   private readonly prefix: string;
@@ -35,13 +68,11 @@ export class RedisEventStore implements EventStore {
     this.ttlMs = positiveInteger(options?.streamTtlMs, 3_600_000, 'RedisEventStore', 'streamTtlMs');
   }
 
-  /** XADD (capped) and PEXPIRE, pipelined: one round trip. */
-  async store(streamId: string, message: JsonRpcMessage): Promise<string> {
-    const key = this.prefix + streamId;
-    const replies = await this.client.pipeline().xadd(key, 'MAXLEN', this.maxEvents, '*', 'm', JSON.stringify(message)).pexpire(key, this.ttlMs).exec();
-    const [error, entryId] = replies![0];
-    if (error) throw error;
-    return `${streamId}:${entryId as string}`;
+  /** One script: a key already recorded answers its event; else XADD, the cap, the time to live. */
+  async store(streamId: string, message: JsonRpcMessage, key?: string): Promise<string> {
+    const stream = this.streamKey(streamId);
+    const entryId = (await STORE.run(this.client, [stream, `${stream}:keys`], [JSON.stringify(message), key ?? '', this.maxEvents, this.ttlMs])) as string;
+    return `${streamId}:${entryId}`;
   }
 
   /** One XRANGE from the event itself: undefined when it is not (or no longer) in its stream. */
@@ -49,12 +80,16 @@ export class RedisEventStore implements EventStore {
     const match = EVENT_ID.exec(lastEventId);
     if (!match) return undefined;
     const [, streamId, entryId] = match;
-    const entries = await this.client.xrange(this.prefix + streamId, entryId, '+');
+    const entries = await this.client.xrange(this.streamKey(streamId), entryId, '+');
     if (entries.length === 0 || entries[0][0] !== entryId) return undefined;
     for (let i = 1; i < entries.length; i++) {
       const [id, fields] = entries[i];
       send(`${streamId}:${id}`, JSON.parse(fields[1]) as JsonRpcMessage);
     }
     return streamId;
+  }
+
+  private streamKey(streamId: string): string {
+    return `${this.prefix}{${streamId}}`;
   }
 }

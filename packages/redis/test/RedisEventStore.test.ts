@@ -63,7 +63,7 @@ it('keeps at most maxEventsPerStream events per stream: a forgotten id is unknow
   const store = new RedisEventStore(client, { keyPrefix, maxEventsPerStream: 3 });
   const ids: string[] = [];
   for (let n = 0; n < 6; n++) ids.push(await store.store('capped', note(n)));
-  expect(await client.xlen(`${keyPrefix}events:capped`)).toBe(3);
+  expect(await client.xlen(`${keyPrefix}events:{capped}`)).toBe(3);
   expect((await replay(store, ids[2])).streamId).toBeUndefined();
   expect(await replay(store, ids[3])).toEqual({ streamId: 'capped', sent: [4, 5].map((n) => [ids[n], note(n)]) });
 });
@@ -77,10 +77,10 @@ it('forgets a stream streamTtlMs after its last event', async () => {
   await store.store('idle', note(2));
   await sleep(120);
   expect((await replay(store, first)).sent).toHaveLength(1);
-  expect(await client.pttl(`${keyPrefix}events:idle`)).toBeGreaterThan(0);
+  expect(await client.pttl(`${keyPrefix}events:{idle}`)).toBeGreaterThan(0);
   await sleep(150);
   expect((await replay(store, first)).streamId).toBeUndefined();
-  expect(await client.exists(`${keyPrefix}events:idle`)).toBe(0);
+  expect(await client.exists(`${keyPrefix}events:{idle}`)).toBe(0);
 });
 
 it('stream ids may hold any character, colons included', async () => {
@@ -95,4 +95,32 @@ it('refuses invalid options', () => {
   expect(() => new RedisEventStore(client, { maxEventsPerStream: 0 })).toThrow(DefinitionError);
   expect(() => new RedisEventStore(client, { maxEventsPerStream: 1.5 })).toThrow(/maxEventsPerStream must be a positive integer, not 1.5/);
   expect(() => new RedisEventStore(client, { streamTtlMs: -1 })).toThrow(/streamTtlMs must be a positive integer/);
+});
+
+it('records an event its replicas record together once per stream: a repeated key answers the first id', async () => {
+  const client = redis.client();
+  const keyPrefix = redis.prefix();
+  const store = new RedisEventStore(client, { keyPrefix });
+  const first = await store.store('shared', note(1), 'r0:7');
+  expect(await store.store('shared', note(1), 'r0:7')).toBe(first);
+  // The same key on another stream is another event.
+  const elsewhere = await store.store('other', note(1), 'r0:7');
+  expect(elsewhere).not.toBe(first);
+  const second = await store.store('shared', note(2), 'r1:0');
+  const unkeyed = [await store.store('shared', note(3)), await store.store('shared', note(3))];
+  expect(new Set([first, second, ...unkeyed]).size).toBe(4);
+  expect(await client.xlen(`${keyPrefix}events:{shared}`)).toBe(4);
+  expect(await client.hgetall(`${keyPrefix}events:{shared}:keys`)).toEqual({ 'r0:7': first.slice('shared:'.length), 'r1:0': second.slice('shared:'.length) });
+  expect(await client.pttl(`${keyPrefix}events:{shared}:keys`)).toBeGreaterThan(0);
+});
+
+it('forgets the keys of the events the cap drops, with them', async () => {
+  const client = redis.client();
+  const keyPrefix = redis.prefix();
+  const store = new RedisEventStore(client, { keyPrefix, maxEventsPerStream: 2 });
+  const ids = [await store.store('capped', note(0), 'k0'), await store.store('capped', note(1)), await store.store('capped', note(2), 'k2')];
+  expect(await client.xlen(`${keyPrefix}events:{capped}`)).toBe(2);
+  expect(Object.keys(await client.hgetall(`${keyPrefix}events:{capped}:keys`))).toEqual(['k2']);
+  expect(await store.store('capped', note(2), 'k2')).toBe(ids[2]);
+  expect((await replay(store, ids[1])).sent).toEqual([[ids[2], note(2)]]);
 });
