@@ -134,7 +134,15 @@ export class SharedSessions {
       const last = this.touched.get(id) ?? 0;
       if (Date.now() - last < Math.min(this.ttlMs / 4, 60_000)) return known;
       this.touched.set(id, Date.now());
-      if (await this.store.touch(id, this.ttlMs)) return known;
+      let alive: boolean;
+      try {
+        alive = await this.store.touch(id, this.ttlMs);
+      } catch (error) {
+        // The store does not answer: this copy serves on; the record's life is extended next time.
+        this.reportError(`cluster: extending session ${id} failed`, error);
+        return known;
+      }
+      if (alive) return known;
       this.forget(id);
       return undefined;
     }
