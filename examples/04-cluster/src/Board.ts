@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 
 /** One message on the board. */
 export interface BoardMessage {
@@ -22,7 +22,7 @@ export class Board {
   notify: (uri: string) => void = () => undefined;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     readonly replicaId: string,
     private readonly keyPrefix = 'board:',
   ) {}

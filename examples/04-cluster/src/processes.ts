@@ -18,7 +18,9 @@ export interface ReplicaProcess {
 
 export interface SpawnReplicaOptions {
   replicaId: string;
-  redisUrl: string;
+  /** The Redis the replicas share; or `redisCluster`, the nodes of a Redis Cluster. */
+  redisUrl?: string;
+  redisCluster?: string[];
   requestStateSecret: string;
   /** More environment (TASK_LEASE_MS…); the parent's environment is passed on too. */
   env?: Record<string, string>;
@@ -38,7 +40,7 @@ export function spawnReplica(options: SpawnReplicaOptions): Promise<ReplicaProce
     env: {
       ...process.env,
       ...options.env,
-      REDIS_URL: options.redisUrl,
+      ...(options.redisCluster ? { REDIS_CLUSTER: options.redisCluster.join(',') } : { REDIS_URL: options.redisUrl! }),
       REQUEST_STATE_SECRET: options.requestStateSecret,
       REPLICA_ID: options.replicaId,
       PORT: '0',

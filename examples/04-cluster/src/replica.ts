@@ -3,7 +3,8 @@ import { createBoardServer } from './server';
 /**
  * One replica of the board server, configured from the environment:
  *
- *   REDIS_URL             the Redis all replicas share (required)
+ *   REDIS_URL             the Redis all replicas share (this or REDIS_CLUSTER)
+ *   REDIS_CLUSTER         or the nodes of a Redis Cluster they share: redis://10.0.0.1:6379,redis://…
  *   REQUEST_STATE_SECRET  the same on every replica, 16 characters at least (required)
  *   REPLICA_ID            this replica's name, unique in the cluster (default replica-<pid>)
  *   PORT                  the port to listen on, on 127.0.0.1 (default 0: a free one)
@@ -26,10 +27,15 @@ function milliseconds(name: string): number | undefined {
   return number;
 }
 
+function redisOf(): { redisUrl: string } | { redisCluster: string[] } {
+  const nodes = process.env.REDIS_CLUSTER;
+  return nodes ? { redisCluster: nodes.split(',') } : { redisUrl: setting('REDIS_URL') };
+}
+
 async function main(): Promise<void> {
   const replicaId = process.env.REPLICA_ID || `replica-${process.pid}`;
   const server = createBoardServer({
-    redisUrl: setting('REDIS_URL'),
+    ...redisOf(),
     replicaId,
     requestStateSecret: setting('REQUEST_STATE_SECRET'),
     tasks: { leaseMs: milliseconds('TASK_LEASE_MS'), renewIntervalMs: milliseconds('TASK_RENEW_MS'), pollIntervalMs: milliseconds('TASK_POLL_MS') },

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { container } from 'tsyringe';
 import { McpServer } from '@typemcp/core';
 import type { TaskOptions } from '@typemcp/core';
@@ -8,8 +8,10 @@ import { Board } from './Board';
 import { BOARD, BoardTools } from './BoardTools';
 
 export interface BoardServerOptions {
-  /** The Redis every replica shares: `redis://127.0.0.1:6379`. */
-  redisUrl: string;
+  /** The Redis every replica shares: `redis://127.0.0.1:6379`. Give this or `redisCluster`. */
+  redisUrl?: string;
+  /** Or a Redis Cluster every replica shares: some of its nodes, `redis://10.0.0.1:6379`… */
+  redisCluster?: string[];
   /** This replica's name, unique in the cluster. */
   replicaId: string;
   /** The same on every replica: the key of 2026-07-28 `requestState` (16 characters at least). */
@@ -27,7 +29,12 @@ export interface BoardServerOptions {
  */
 export function createBoardServer(options: BoardServerOptions): McpServer {
   const prefix = options.keyPrefix ?? 'board-example:';
-  const connection = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  if ((options.redisUrl === undefined) === (options.redisCluster === undefined)) throw new Error('createBoardServer: give redisUrl or redisCluster');
+  // The board's own commands are bounded too: a frozen Redis fails a board call in 5 s, it does not hang it.
+  const boardOptions = { maxRetriesPerRequest: 2, commandTimeout: 5_000 };
+  const connection = options.redisCluster
+    ? new Cluster(options.redisCluster, { lazyConnect: true, redisOptions: boardOptions })
+    : new Redis(options.redisUrl!, { lazyConnect: true, ...boardOptions });
   const board = new Board(connection, options.replicaId, `${prefix}board:`);
   const scope = container.createChildContainer();
   scope.register(BOARD, { useValue: board });
@@ -41,7 +48,8 @@ export function createBoardServer(options: BoardServerOptions): McpServer {
     tasks: options.tasks,
   });
   board.notify = (uri) => server.resources.notifyUpdated(uri);
-  server.plugin(redis, { url: options.redisUrl, replicaId: options.replicaId, keyPrefix: prefix });
+  const where = options.redisCluster ? { cluster: options.redisCluster } : { url: options.redisUrl! };
+  server.plugin(redis, { ...where, replicaId: options.replicaId, keyPrefix: prefix });
   // The board's own connection: reported through the server, closed with it.
   server.plugin({
     name: 'board-store',
