@@ -57,7 +57,7 @@ it('every operation is one round trip', async () => {
     ['sessions.get', () => sessions.get('s'), ['get']],
     ['sessions.touch', () => sessions.touch('s', 60_000), ['pexpire']],
     ['sessions.delete', () => sessions.delete('s'), ['del']],
-    ['events.store', () => events.store('stream', message), ['xadd', 'pexpire']],
+    ['events.store', () => events.store('stream', message), ['evalsha']],
     ['events.replayAfter', () => events.replayAfter(eventId, () => {}), ['xrange']],
     ['broadcaster.publish', () => broadcaster.publish('topic', { a: 1 }), ['publish']],
     ['tasks.create', () => tasks.create(task('t')), ['evalsha']],

@@ -20,7 +20,7 @@ export interface SessionConnection {
   readonly session: Session;
   /** How tasks are shown to this session's client. */
   readonly tasks: TaskWire;
-  notify(method: string, params?: Record<string, unknown>): void;
+  notify(method: string, params?: Record<string, unknown>, relatedRequestId?: undefined, eventKey?: string): void;
   log(scope: RequestScope, level: LoggingLevel, data: unknown, logger: string | undefined, relatedRequestId?: undefined, meta?: Record<string, unknown>): void;
 }
 

@@ -222,7 +222,9 @@ function statusNotifier(host: FeatureHost): TaskStatusListener {
     changed(task) {
       const session = runOf(task).session;
       const connection = session === undefined ? undefined : host.sessionConnection(session);
-      if (connection?.session.revision.taskAugmentation) connection.notify('notifications/tasks/status', connection.tasks.shown(task));
+      // Every replica with a copy of the session sends it: one status change is one event.
+      const eventKey = `task:${task.taskId}:${task.status}:${task.lastUpdatedAt}`;
+      if (connection?.session.revision.taskAugmentation) connection.notify('notifications/tasks/status', connection.tasks.shown(task), undefined, eventKey);
     },
   };
 }

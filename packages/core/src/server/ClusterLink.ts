@@ -18,11 +18,13 @@ export class ClusterLink {
   private replicaName: string | undefined;
   private subscribed: Promise<() => Promise<void>> | undefined;
   private published = 0;
+  /** Makes this process's event keys its own: a restarted replica keeps its id but counts from 0 again. */
+  private incarnation: string | undefined;
 
   constructor(
     readonly options: ClusterOptions,
     /** A change from another replica, with the key that names it on every replica. */
-    private readonly onRemote: (change: ClusterChange, eventKey: string) => void,
+    private readonly onRemote: (change: ClusterChange, eventKey: string | undefined) => void,
     readonly reportError: (what: string, error: unknown) => void,
   ) {
     this.replicaName = options.replicaId;
@@ -38,7 +40,9 @@ export class ClusterLink {
     this.subscribed ??= this.options.broadcaster.subscribe(CHANGES_TOPIC, (message) => {
       if (message.origin === this.replicaId) return; // delivered here already
       try {
-        this.onRemote(message.change as ClusterChange, `${String(message.origin)}:${String(message.seq)}`);
+        // A replica of an older version sends no key: its changes are recorded as they come.
+        const eventKey = typeof message.key === 'string' ? message.key : undefined;
+        this.onRemote(message.change as ClusterChange, eventKey);
       } catch (error) {
         this.reportError('cluster: delivering a change failed', error);
       }
@@ -51,10 +55,15 @@ export class ClusterLink {
    * anyway). Returns the key that names the change on every replica, for local delivery.
    */
   publish(change: ClusterChange): string {
-    const seq = this.published++;
-    const message: ClusterMessage = { origin: this.replicaId, seq, change };
-    this.options.broadcaster.publish(CHANGES_TOPIC, message).catch((error) => this.reportError('cluster: publishing a change failed', error));
-    return `${this.replicaId}:${seq}`;
+    this.incarnation ??= randomToken(6).replace(/[^A-Za-z0-9]/g, 'x');
+    const key = `${this.replicaId}:${this.incarnation}:${this.published++}`;
+    const message: ClusterMessage = { origin: this.replicaId, key, change };
+    try {
+      this.options.broadcaster.publish(CHANGES_TOPIC, message).catch((error) => this.reportError('cluster: publishing a change failed', error));
+    } catch (error) {
+      this.reportError('cluster: publishing a change failed', error);
+    }
+    return key;
   }
 
   async close(): Promise<void> {

@@ -481,7 +481,7 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
   }
 
   /** A change or log on another replica of the cluster, for this replica's clients. */
-  private applyRemoteChange(change: ClusterChange, eventKey: string): void {
+  private applyRemoteChange(change: ClusterChange, eventKey: string | undefined): void {
     if (change.kind === 'list') this.changes.listChanged(change.method, eventKey);
     else if (change.kind === 'resource') this.changes.resourceUpdated(change.uri, eventKey);
     else if (isLoggingLevel(change.level)) this.logToSessions(change.level, change.data, change.logger, eventKey);

@@ -308,3 +308,26 @@ describe("a session's stream moving between replicas: every event once", () => {
     await first.close();
   });
 });
+
+describe("a session's stream on one server, without a cluster", () => {
+  it('keeps the live stream and its events when a resumption names a stream the store does not know', async () => {
+    const server = new McpServer({ name: 'single', version: '1', providers: [Tools] });
+    const address = await server.listen({ transport: 'http', port: 0, handleSignals: false });
+    const single: Replica = { server, url: new URL(address.url), events: new HeldEventStore(new InMemoryEventStore()) };
+    replicas.push(single);
+    const sessionHeaders = await openSession(single);
+    const live = await StreamReader.open(single, sessionHeaders);
+    server.log.info('e0');
+    await live.until(1);
+    const sessionId = sessionHeaders['mcp-session-id'];
+    for (const stale of [`${sessionId}.get-00000000-0000-0000-0000-000000000000:0`, `${live.lastId.slice(0, live.lastId.lastIndexOf(':'))}:999`]) {
+      const refused = await fetch(single.url, { headers: { ...sessionHeaders, accept: 'text/event-stream', 'last-event-id': stale } });
+      expect(refused.status).toBe(404);
+      await refused.text();
+    }
+    server.log.info('e1');
+    await live.until(2);
+    expect(live.lines).toEqual(['e0', 'e1']);
+    await live.close();
+  });
+});

@@ -47,6 +47,8 @@ export class HttpSessionTransport implements Transport {
   lastActivity = Date.now();
   private readonly exchanges = new Set<Exchange>();
   private standalone: SseStream | undefined;
+  /** The session's stream of another replica, being taken by a resumption here. */
+  private taking: SseStream | undefined;
   /** The exchange whose POST is being delivered right now, for errors that carry no id. */
   private delivering: Exchange | undefined;
   private closed = false;
@@ -54,6 +56,8 @@ export class HttpSessionTransport implements Transport {
   private saving: Promise<void> | undefined;
   /** Ends, after RELEASE_MS, the stream another replica took. */
   private releasing: ReturnType<typeof setTimeout> | undefined;
+  /** When the session's stream was last opened or resumed here (Date.now()). */
+  private keptAt = 0;
   private readonly held: Array<{ message: OutgoingMessage; options: TransportSendOptions | undefined; delivering: Exchange | undefined }> = [];
 
   constructor(
@@ -165,26 +169,31 @@ export class HttpSessionTransport implements Transport {
     const reply = (body: EventBody): HttpReply => ({ status: 200, headers: { ...SSE_HEADERS, ...headers }, body });
     const sessionStream = standaloneStreamOf(lastEventId, this.streamPrefix);
     if (sessionStream !== undefined) {
-      const taken = this.standalone?.id !== sessionStream;
-      if (taken) {
-        this.standalone?.end();
-        this.standalone = this.newStandalone(sessionStream);
+      if (this.standalone?.id === sessionStream) {
+        const stream = this.standalone;
+        if (!(await stream.resumeAfter(lastEventId))) return undefined;
+        if (this.standalone === stream) this.keepStream();
+        this.streamChanged(true);
+        return reply(stream);
       }
-      const stream = this.standalone!;
-      let resumed: boolean;
+      // Another stream of the session (one opened on another replica): it is taken before the
+      // replay is read, and hears what this session sends meanwhile; the current one goes on
+      // until the take succeeds.
+      const taking = this.newStandalone(sessionStream);
+      this.taking = taking;
+      let resumed = false;
       try {
-        resumed = await stream.resumeAfter(lastEventId);
-      } catch (error) {
-        if (taken && this.standalone === stream) this.endStream();
-        throw error;
+        resumed = await taking.resumeAfter(lastEventId);
+      } finally {
+        if (this.taking === taking) this.taking = undefined;
+        if (!resumed) taking.end();
       }
-      if (!resumed) {
-        if (taken && this.standalone === stream) this.endStream();
-        return undefined;
-      }
-      if (this.standalone === stream) this.keepStream();
+      if (!resumed) return undefined;
+      this.standalone?.end();
+      this.standalone = taking;
+      this.keepStream();
       this.streamChanged(true);
-      return reply(stream);
+      return reply(taking);
     }
     for (const exchange of this.exchanges) {
       const live = exchange.resumable;
@@ -207,6 +216,7 @@ export class HttpSessionTransport implements Transport {
   /** Another replica recorded an event on `streamId`: if this replica holds that stream, its client gets it. */
   recordedElsewhere(streamId: string): void {
     if (this.standalone?.id === streamId) this.standalone.readBackLater();
+    if (this.taking?.id === streamId) this.taking.readBackLater();
   }
 
   private newStandalone(id: string): SseStream {
@@ -262,12 +272,13 @@ export class HttpSessionTransport implements Transport {
   }
 
   /**
-   * Another replica took over the session's stream (a new one, or this one resumed there):
-   * this one ends it (one stream per session), after going on recording for RELEASE_MS.
+   * Another replica took over the session's stream (a new one, or this one resumed there) at
+   * `takenAt`: this one ends it (one stream per session), after going on recording for RELEASE_MS.
    */
-  dropStream(): void {
+  dropStream(takenAt?: number): void {
     const stream = this.standalone;
-    if (!stream || this.releasing !== undefined) return;
+    // A take older than this replica's own (the client came back here since) is no news.
+    if (!stream || this.releasing !== undefined || (takenAt !== undefined && takenAt < this.keptAt)) return;
     this.releasing = unrefTimer(
       setTimeout(() => {
         this.releasing = undefined;
@@ -278,6 +289,7 @@ export class HttpSessionTransport implements Transport {
 
   /** The session's stream is opened or resumed here: it is no longer being released. */
   private keepStream(): void {
+    this.keptAt = Date.now();
     clearTimeout(this.releasing);
     this.releasing = undefined;
   }
@@ -293,6 +305,7 @@ export class HttpSessionTransport implements Transport {
     this.keepStream();
     for (const exchange of [...this.exchanges]) exchange.abort();
     this.standalone?.end();
+    this.taking?.end();
     this.onEnded?.();
     this.onclose?.();
   }
@@ -312,7 +325,10 @@ export class HttpSessionTransport implements Transport {
     }
     const related = relatedRequestId === undefined ? undefined : this.exchangeOf(relatedRequestId);
     if (related) related.relate(message);
-    else this.standalone?.send(message, options?.eventKey);
+    else {
+      this.standalone?.send(message, options?.eventKey);
+      this.taking?.send(message, options?.eventKey);
+    }
   }
 
   private exchangeOf(id: RequestId): Exchange | undefined {

@@ -18,7 +18,7 @@ const SESSIONS_TOPIC = 'sessions';
 type SessionEvent =
   | { kind: 'record'; origin: string; record: SessionRecord }
   | { kind: 'ended'; origin: string; id: string }
-  | { kind: 'stream'; origin: string; id: string; streamId: string }
+  | { kind: 'stream'; origin: string; id: string; streamId: string; at?: number }
   | { kind: 'recorded'; origin: string; id: string; streamId: string }
   | { kind: 'notify'; origin: string; id: string; messages: JsonRpcMessage[] };
 
@@ -196,7 +196,7 @@ export class SharedSessions {
 
   /** This replica now holds the session's stream: the others end theirs. */
   streamOpened(id: string, streamId: string): void {
-    void this.publish({ kind: 'stream', origin: this.member.replicaId, id, streamId });
+    void this.publish({ kind: 'stream', origin: this.member.replicaId, id, streamId, at: Date.now() });
   }
 
   /** This replica recorded an event on a session's stream: the replica holding the stream reads it back. */
@@ -254,7 +254,7 @@ export class SharedSessions {
         else if (this.restoring.has(event.id)) this.endedWhileRestoring.add(event.id);
         return;
       case 'stream':
-        this.local.get(event.id)?.dropStream();
+        this.local.get(event.id)?.dropStream(typeof event.at === 'number' ? event.at : undefined);
         return;
       case 'recorded':
         this.local.get(event.id)?.recordedElsewhere(event.streamId);

@@ -29,6 +29,8 @@ export class SseStream implements EventBody {
   private cursor: string | undefined;
   /** Shared streams: a read-back is queued and has not started. */
   private readBackQueued = false;
+  /** Resumptions queued and not finished: a read-back asked meanwhile runs after them. */
+  private resuming = 0;
 
   constructor(
     readonly id: string,
@@ -57,8 +59,9 @@ export class SseStream implements EventBody {
     const waiting = this.waiting;
     this.waiting = undefined;
     if (waiting) for (const chunk of waiting) sink.write(chunk);
-    // Ended before its reply was opened: the client still gets everything, then the end.
-    if (this.closed && this.queue === undefined) this.endSink();
+    // Ended before its reply was opened: the client still gets everything, then the end
+    // (after what is still queued).
+    if (this.closed) this.enqueue(() => this.endSink());
   }
 
   /** The client of `sink` went away; a sink replaced since (the stream was resumed elsewhere) is no news. */
@@ -112,31 +115,33 @@ export class SseStream implements EventBody {
   resumeAfter(lastEventId: string): Promise<boolean> {
     const eventStore = this.eventStore;
     if (!eventStore || this.closed) return Promise.resolve(false);
+    this.resuming++;
     return new Promise((resolve, reject) => {
       this.enqueue(async () => {
-        // Everything queued before was recorded before this read: the replay has it.
-        const replayed: Array<[string, JsonRpcMessage]> = [];
-        let streamId: string | undefined;
         try {
-          streamId = await eventStore.replayAfter(lastEventId, (eventId, message) => void replayed.push([eventId, message]));
+          // Everything queued before was recorded before this read: the replay has it.
+          const replayed: Array<[string, JsonRpcMessage]> = [];
+          const streamId = await eventStore.replayAfter(lastEventId, (eventId, message) => void replayed.push([eventId, message]));
+          if (streamId !== this.id) return resolve(false);
+          const earlier = this.sink;
+          this.sink = undefined;
+          earlier?.end();
+          this.waiting = [];
+          this.cursor = lastEventId;
+          for (const [eventId, message] of replayed) this.advance(eventId, message);
+          resolve(true);
         } catch (error) {
-          return reject(error as Error);
+          reject(error as Error);
+        } finally {
+          this.resuming--;
         }
-        if (streamId !== this.id) return resolve(false);
-        const earlier = this.sink;
-        this.sink = undefined;
-        earlier?.end();
-        this.waiting = [];
-        this.cursor = lastEventId;
-        for (const [eventId, message] of replayed) this.advance(eventId, message);
-        resolve(true);
       });
     });
   }
 
   /** Shared streams: another replica recorded an event here; the client gets it from the store. */
   readBackLater(): void {
-    if (!this.shared || this.closed || this.cursor === undefined || this.readBackQueued) return;
+    if (!this.shared || this.closed || (this.cursor === undefined && this.resuming === 0) || this.readBackQueued) return;
     this.readBackQueued = true;
     this.enqueue(() => this.readBack().then(
       () => undefined,
@@ -160,6 +165,8 @@ export class SseStream implements EventBody {
   /** Writes what the store has after the cursor; false when the cursor's event is forgotten. */
   private async readBack(): Promise<boolean> {
     this.readBackQueued = false;
+    // A resumption that failed leaves nothing to read after.
+    if (this.cursor === undefined) return true;
     return (await this.eventStore!.replayAfter(this.cursor!, (eventId, message) => this.advance(eventId, message))) !== undefined;
   }
 
