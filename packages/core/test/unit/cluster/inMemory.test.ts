@@ -86,7 +86,7 @@ describe('InMemoryEventStore', () => {
   const note = (n: number) => ({ jsonrpc: '2.0' as const, method: 'notifications/message', params: { level: 'info', data: n } });
   const replay = (store: InMemoryEventStore, after: string) => {
     const sent: Array<[string, unknown]> = [];
-    const streamId = store.replayAfter(after, (id, message) => void sent.push([id, (message as { params: { data: unknown } }).params.data]));
+    const streamId = store.replayAfter(after, (id, message) => void sent.push([id, (message as unknown as { params: { data: unknown } }).params.data]));
     return { streamId, sent };
   };
 
