@@ -19,7 +19,9 @@ export type {
   PromptsControl,
   ResourcesControl,
   CacheableMethod,
+  MountedServer,
 } from './server';
+export type { MountOptions, MountedNames } from './composition';
 export { Context } from './runtime';
 export type {
   Logger,

@@ -31,6 +31,8 @@ export interface FeatureHost {
   readonly templates: Registry<RegisteredResource>;
   readonly prompts: Registry<RegisteredPrompt>;
   readonly completions: ReadonlyMap<string, CompletionDefinition & { provider: Constructor; invocation: InvocationTarget }>;
+  /** Whether completions are served here or by a mounted server. */
+  hasCompletions(): boolean;
   readonly toolPages: Paginator<RegisteredTool>;
   readonly resourcePages: Paginator<RegisteredResource>;
   readonly templatePages: Paginator<RegisteredResource>;

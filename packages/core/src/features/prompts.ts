@@ -35,6 +35,7 @@ export function promptHandlers(host: FeatureHost): Record<string, MethodHandler>
     if (typeof name !== 'string') throw new InvalidParamsError('prompts/get needs a string "name"');
     const prompt = host.prompts.get(name);
     if (!prompt) throw new InvalidParamsError(`Unknown prompt: ${clip(name)}`, { name: echo(name) });
+    if (prompt.mounted) return prompt.mounted.forward('prompts/get', { ...params, name: prompt.mounted.childKey }, ctx);
     await host.access.check(prompt.target, ctx);
     const given = params.arguments ?? {};
     if (typeof given !== 'object' || given === null || Array.isArray(given)) {

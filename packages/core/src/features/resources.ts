@@ -55,6 +55,13 @@ export function resourceHandlers(host: FeatureHost): Record<string, MethodHandle
       if (contents) return { contents };
       throw resourceNotFound(uri);
     }
+    const mounted = found.resource.mounted;
+    if (mounted) {
+      // The mounted server reads its own uri; the contents name this server's.
+      const read = await mounted.forward('resources/read', { ...params, uri: mounted.toChildUri(uri)! }, ctx);
+      const contents = (read.contents as Array<Record<string, unknown>> | undefined) ?? [];
+      return { ...read, contents: contents.map((item) => (typeof item.uri === 'string' ? { ...item, uri: mounted.toParentUri(item.uri) } : item)) };
+    }
     await host.access.check(found.resource.target, ctx);
     const args = found.variables === undefined ? [ctx] : [found.variables, ctx];
     const cache = found.resource.definition.options.cache;
@@ -134,9 +141,11 @@ async function enumerateTemplates(host: FeatureHost, ctx: Context): Promise<Reco
     const method = template.definition.options.list;
     if (!method) continue;
     const target = { ...template.target, methodName: method };
-    const items = (await host.invoke(target, [ctx], ctx)) as ResourceListing[];
+    const mounted = template.mounted;
+    const items = (await (mounted ? mounted.invoke(target, [ctx], ctx) : host.invoke(target, [ctx], ctx))) as ResourceListing[];
     for (const item of items ?? []) {
-      const entry: Record<string, unknown> = { uri: item.uri, name: item.name ?? item.uri };
+      const uri = mounted ? mounted.toParentUri(item.uri) : item.uri;
+      const entry: Record<string, unknown> = { uri, name: item.name ?? uri };
       if (item.title !== undefined && ctx.revision.titlesAndStructuredOutput) entry.title = item.title;
       if (item.description !== undefined) entry.description = item.description;
       const mimeType = item.mimeType ?? template.definition.options.mimeType;

@@ -32,6 +32,8 @@ export function toolHandlers(host: FeatureHost): Record<string, MethodHandler> {
     if (typeof name !== 'string') throw new InvalidParamsError('tools/call needs a string "name"');
     const tool = tools.get(name);
     if (!tool || !callableBy(tool, ctx)) throw new InvalidParamsError(`Unknown tool: ${clip(name)}`, { name: echo(name) });
+    // A mounted server's tool: that server checks, validates and runs it.
+    if (tool.mounted) return tool.mounted.forward('tools/call', { ...params, name: tool.mounted.childKey }, ctx);
     const allowed = host.access.check(tool.target, ctx);
     // A tool with task support, or a call asking for a task, may become a task (tasksCall.ts).
     if (tool.taskSupport !== 'forbidden' || params.task !== undefined) {

@@ -71,6 +71,11 @@ export class Registry<T> {
     return (this.snapshot ??= [...this.entries.values()].filter((e) => e.enabled).map(({ item, seq }) => ({ item, seq })));
   }
 
+  /** Every item, enabled or not, by name, in registration order. */
+  all(): Array<{ name: string; item: T; enabled: boolean }> {
+    return [...this.entries].map(([name, { item, enabled }]) => ({ name, item, enabled }));
+  }
+
   /** The highest sequence number handed out so far, or -1. */
   get lastSeq(): number {
     return this.nextSeq - 1;

@@ -1,3 +1,4 @@
+import type { MountedItem } from './mounted';
 import type { InvocationTarget } from './middleware';
 import { DefinitionError } from '../errors';
 import type { Revision } from '../protocol';
@@ -26,6 +27,8 @@ export interface RegisteredPrompt {
   /** Whether the method takes the arguments as its first parameter (else only the Context). */
   readonly takesArgs: boolean;
   listing(revision: Revision): Record<string, unknown>;
+  /** Set when the prompt comes from a mounted server (`server.mount`). */
+  readonly mounted?: MountedItem;
 }
 
 export function buildPrompt(definition: PromptDefinition, provider: Constructor): RegisteredPrompt {

@@ -1,3 +1,4 @@
+import type { MountedItem } from './mounted';
 import { DefinitionError } from '../errors';
 import type { Revision } from '../protocol';
 import type { Constructor, ResourceDefinition } from '../metadata';
@@ -19,6 +20,8 @@ export interface RegisteredResource {
   readonly template: UriTemplate | undefined;
   /** The `resources/list` entry (fixed) or `resources/templates/list` entry (template). */
   listing(revision: Revision): Record<string, unknown>;
+  /** Set when the resource comes from a mounted server (`server.mount`). */
+  readonly mounted?: MountedItem;
 }
 
 export function buildResource(definition: ResourceDefinition, provider: Constructor): RegisteredResource {

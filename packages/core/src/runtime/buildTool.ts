@@ -1,3 +1,4 @@
+import type { MountedItem } from './mounted';
 import type { InvocationTarget } from './middleware';
 import { headerParamsOf } from './headerParams';
 import type { ToolHeaderParam } from './headerParams';
@@ -38,6 +39,8 @@ export interface RegisteredTool {
   readonly ui: ToolUi | undefined;
   /** The entry for a client that cannot show apps: without the UI in `_meta`; cached per version. */
   plainListing(revision: Revision): Record<string, unknown>;
+  /** Set when the tool comes from a mounted server (`server.mount`). */
+  readonly mounted?: MountedItem;
 }
 
 const EMPTY_INPUT_SCHEMA: JsonSchema = Object.freeze({ type: 'object', properties: {}, additionalProperties: false });

@@ -1,4 +1,5 @@
 import type { SessionRecord } from '../cluster';
+import type { MountOptions } from '../composition';
 import type { Constructor } from '../metadata';
 import type { Transport } from '../protocol';
 import type { Logger } from '../runtime/Logger';
@@ -8,6 +9,7 @@ import type { Registry } from '../runtime/Registry';
 import type { Session } from '../session';
 import type { SkillFolderOptions } from '../skills';
 import type { FetchHandler, FetchHandlerOptions, HttpHandlerOptions, NodeHttpHandler, Readiness } from '../transports';
+import { DefinitionError } from '../errors';
 import { nodeHost } from './host';
 import type { ConnectOptions, HttpListenOptions, ListControl, ListenAddress, ListenOptions, McpServerOptions, PromptsControl, ResourcesControl, StdioListenOptions, ToolsControl } from './options';
 import { ServerRuntime } from './ServerRuntime';
@@ -64,6 +66,24 @@ export class McpServer {
    */
   register(provider: Constructor): void {
     this.runtime.register(provider);
+  }
+
+  /**
+   * Shows another server's tools, prompts, resources, templates and completions here under a
+   * namespace (`<namespace>_<tool>`, `docs://<namespace>/…`), now and as they change: clients
+   * hear list_changed. `source` is a server, or provider classes to build one from (in this
+   * server's container). A request for a mounted item runs this server's middleware, then the
+   * mounted server's middleware, access rules and handler. Fails with a DefinitionError, adding
+   * nothing, on a name this server has (`DUPLICATE_NAME`, unless `onCollision: 'skip'`), a name
+   * the `names` rule refuses, or a cycle. Returns the mount: `unmount()` takes it out again.
+   */
+  mount(source: McpServer | readonly Constructor[], options: MountOptions): MountedServer {
+    const child = Array.isArray(source)
+      ? new McpServer({ name: options?.namespace ?? 'mounted', version: '0.0.0', providers: source as Constructor[], container: this.runtime.container })
+      : (source as McpServer);
+    if (!(child instanceof McpServer)) throw new DefinitionError('INVALID_OPTION', 'server.mount: source must be an McpServer or an array of provider classes');
+    const mount = this.runtime.mount(child.runtime, options);
+    return { namespace: mount.namespace, server: child, unmount: () => mount.detach() };
   }
 
   /**
@@ -136,6 +156,15 @@ export class McpServer {
   get sessions(): Session[] {
     return this.runtime.sessions;
   }
+}
+
+/** A server mounted in another (`server.mount`). */
+export interface MountedServer {
+  readonly namespace: string;
+  /** The mounted server: register, enable or disable its items and the parent follows. */
+  readonly server: McpServer;
+  /** Takes the mounted server's items out of the parent; its clients hear list_changed. */
+  unmount(): void;
 }
 
 function listControl<T>(registry: Registry<T>): ListControl {

@@ -48,6 +48,8 @@ import { ClusterLink } from './ClusterLink';
 import type { ClusterChange } from './ClusterLink';
 import type { McpServerOptions } from './options';
 import { registerProvider } from './registerProvider';
+import { Mount } from '../composition';
+import type { Mountable, MountOptions } from '../composition';
 import { serveSkillFolder } from './skillFolders';
 import type { SkillFolderReader } from './skillFolders';
 
@@ -68,7 +70,7 @@ type Completer = CompletionDefinition & { provider: Constructor; invocation: Inv
  * features (FeatureHost), plugins (PluginTarget), connections (ConnectionHost), the era codecs
  * (ServerDescription) and HTTP (HttpServerHost).
  */
-export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost, ServerDescription, HttpServerHost {
+export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost, ServerDescription, HttpServerHost, Mountable {
   readonly tools = new Registry<RegisteredTool>('tool');
   readonly resources = new Registry<RegisteredResource>('resource');
   readonly templates = new Registry<RegisteredResource>('resource template');
@@ -83,6 +85,8 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
   readonly access = new AccessPolicy();
   readonly changes = new ChangeBroadcaster();
   readonly dispatcher = new Dispatcher();
+  readonly mounts = new Set<Mount>();
+  readonly mountedIn = new Set<Mount>();
   readonly observers = new Observers((what, error) => this.reportError(what, error));
   readonly container: DependencyContainer;
   readonly tasks: TaskRunner;
@@ -196,6 +200,8 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
   /** Adds a provider class (see McpServer.register). */
   register(provider: Constructor): void {
     const added = registerProvider(this, provider);
+    // Where this server is mounted, its new names must be free too.
+    for (const mount of this.mountedIn) for (const { kind, key, at } of added.keys) mount.checkFree(kind, key, at);
     this.resolver.register(provider);
     added.commit();
     if (added.completions > 0) this.described.clear();
@@ -329,6 +335,24 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
 
   invoke(target: InvocationTarget, args: readonly unknown[], ctx: Context): unknown {
     return this.invoker.invoke(target, args, ctx);
+  }
+
+  /** Shows `child`'s items here under a namespace, as they change (see McpServer.mount). */
+  mount(child: ServerRuntime, options: MountOptions): Mount {
+    const mount = new Mount(this, child, options);
+    mount.attach();
+    return mount;
+  }
+
+  /** Whether completions are served here or by a mounted server. */
+  hasCompletions(): boolean {
+    if (this.completions.size > 0) return true;
+    for (const mount of this.mounts) if ((mount.child as ServerRuntime).hasCompletions()) return true;
+    return false;
+  }
+
+  capabilitiesChanged(): void {
+    this.described.clear();
   }
 
   describe(ctx: Context): Record<string, unknown> {

@@ -1,4 +1,5 @@
 export { McpServer } from './McpServer';
+export type { MountedServer } from './McpServer';
 export { cluster } from './clusterPlugin';
 export type {
   McpServerOptions,

@@ -21,7 +21,10 @@ export type ProviderRegistries = Pick<FeatureHost, 'tools' | 'resources' | 'temp
  * prompt or template nobody registered. Nothing is added until `commit`, so a class that
  * fails leaves nothing of itself behind.
  */
-export function registerProvider(registries: ProviderRegistries, provider: Constructor): { commit(): void; completions: number } {
+export function registerProvider(
+  registries: ProviderRegistries,
+  provider: Constructor,
+): { commit(): void; completions: number; keys: Array<{ kind: 'tool' | 'prompt' | 'resource' | 'template'; key: string; at: string }> } {
   const origin = (methodName: string) => `${provider.name}.${methodName}`;
   const tools = metadataStore.definitionsOf(provider, 'tool').map((d) => ({ item: buildTool(d, provider), at: origin(d.methodName) }));
   const resources = metadataStore.definitionsOf(provider, 'resource').map((d) => ({ item: buildResource(d, provider), at: origin(d.methodName) }));
@@ -67,6 +70,11 @@ export function registerProvider(registries: ProviderRegistries, provider: Const
   registries.access.register([...additions.map(({ item }) => (item as { target: InvocationTarget }).target), ...completers.map((c) => c.invocation)]);
   return {
     completions: completers.length,
+    keys: [
+      ...tools.map(({ item, at }) => ({ kind: 'tool' as const, key: item.name, at })),
+      ...prompts.map(({ item, at }) => ({ kind: 'prompt' as const, key: item.name, at })),
+      ...resources.map(({ item, at }) => ({ kind: item.template ? ('template' as const) : ('resource' as const), key: item.key, at })),
+    ],
     commit() {
       for (const { registry, key, item, at } of additions) registry.add(key, item, at);
       for (const completer of completers) registries.completions.set(completionKey(completer.options), completer);

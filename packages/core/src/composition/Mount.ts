@@ -1,0 +1,272 @@
+import type { DependencyContainer } from 'tsyringe';
+import type { AccessPolicy } from '../access';
+import { DefinitionError } from '../errors';
+import type { ChangeBroadcaster } from '../runtime/ChangeBroadcaster';
+import type { RegisteredPrompt } from '../runtime/buildPrompt';
+import type { RegisteredResource } from '../runtime/buildResource';
+import type { RegisteredTool } from '../runtime/buildTool';
+import type { Context } from '../runtime/Context';
+import type { Dispatcher } from '../runtime/Dispatcher';
+import type { InvocationTarget } from '../runtime/middleware';
+import type { MountedItem } from '../runtime/mounted';
+import type { Registry } from '../runtime/Registry';
+import type { Revision } from '../protocol';
+import { UriTemplate } from '../uri';
+import { checkNamespace, mountedName, mountedUri, unmountedUri } from './names';
+import type { MountedNames } from './names';
+import { mountedContext } from './mountedContext';
+
+/** What a mount needs of a server, as the parent and as the mounted one. */
+export interface Mountable {
+  readonly tools: Registry<RegisteredTool>;
+  readonly prompts: Registry<RegisteredPrompt>;
+  readonly resources: Registry<RegisteredResource>;
+  readonly templates: Registry<RegisteredResource>;
+  readonly access: AccessPolicy;
+  readonly dispatcher: Dispatcher;
+  readonly container: DependencyContainer;
+  readonly changes: ChangeBroadcaster;
+  /** The servers mounted in this one. */
+  readonly mounts: Set<Mount>;
+  /** Where this server is mounted. */
+  readonly mountedIn: Set<Mount>;
+  invoke(target: InvocationTarget, args: readonly unknown[], ctx: Context): unknown;
+  notifyUpdated(uri: string): void;
+  hasCompletions(): boolean;
+  /** Capabilities may have changed (a mount brings completions). */
+  capabilitiesChanged(): void;
+}
+
+/** Options of `server.mount`. */
+export interface MountOptions {
+  /** Put before every name (`<namespace>_<tool>`) and in every uri of the mounted server; 1-64 of A-Z, a-z, 0-9, "_", "-". */
+  namespace: string;
+  /**
+   * How tool and prompt names are checked: `mcp` (default) allows what MCP allows, 1-128 of
+   * A-Z, a-z, 0-9, "_", "-", "."; `strict` refuses names some model APIs refuse (more than 64
+   * characters, or a "."); `shorten` rewrites them to fit (see the composition guide).
+   */
+  names?: MountedNames;
+  /**
+   * A name the parent already has: `error` (default) fails the mount with `DUPLICATE_NAME`;
+   * `skip` leaves the parent's item and does not show the mounted one.
+   */
+  onCollision?: 'error' | 'skip';
+}
+
+type Kind = 'tool' | 'prompt' | 'resource' | 'template';
+
+interface KindOps<T> {
+  registry(server: Mountable): Registry<T>;
+  /** The item's key (name, uri or template) in its server. */
+  keyOf(item: T): string;
+  /** The item as the parent shows it. */
+  shown(item: T, key: string, mounted: MountedItem): T;
+}
+
+/** A server mounted in another: its items shown there under a namespace, as they change. */
+export class Mount {
+  readonly namespace: string;
+  private readonly names: MountedNames;
+  private readonly onCollision: 'error' | 'skip';
+  /** Per kind: the mounted server's key → what the parent shows, and the state last mirrored. */
+  private readonly shown = new Map<Kind, Map<string, { parentKey: string; source: unknown; enabled: boolean }>>();
+  private readonly stops: Array<() => void> = [];
+  private mounted = false;
+
+  constructor(
+    private readonly parent: Mountable,
+    readonly child: Mountable,
+    options: MountOptions,
+  ) {
+    checkNamespace(options?.namespace);
+    this.namespace = options.namespace;
+    this.names = options.names ?? 'mcp';
+    if (!['mcp', 'strict', 'shorten'].includes(this.names)) throw new DefinitionError('INVALID_OPTION', `server.mount: names must be 'mcp', 'strict' or 'shorten', not ${JSON.stringify(options.names)}`);
+    this.onCollision = options.onCollision ?? 'error';
+    if (this.onCollision !== 'error' && this.onCollision !== 'skip') {
+      throw new DefinitionError('INVALID_OPTION', `server.mount: onCollision must be 'error' or 'skip', not ${JSON.stringify(options.onCollision)}`);
+    }
+    if (child === parent || reaches(child, parent)) {
+      throw new DefinitionError('INVALID_OPTION', `server.mount: mounting "${this.namespace}" would make a cycle: the server is mounted in what it mounts`);
+    }
+  }
+
+  /** Shows every item of the mounted server in the parent: all, or none and an error. */
+  attach(): void {
+    // Checked before anything is added, so a mount that fails leaves the parent as it was.
+    for (const kind of KINDS) {
+      const ops = OPS[kind] as KindOps<unknown>;
+      const taken = new Set<string>();
+      for (const { item } of ops.registry(this.child).all()) {
+        const parentKey = this.parentKeyOf(kind, ops.keyOf(item));
+        if ((ops.registry(this.parent).has(parentKey) || taken.has(parentKey)) && this.onCollision === 'error') throw duplicate(kind, parentKey, this.namespace);
+        taken.add(parentKey);
+      }
+    }
+    this.mounted = true;
+    this.parent.mounts.add(this);
+    this.child.mountedIn.add(this);
+    for (const kind of KINDS) {
+      this.sync(kind);
+      this.stops.push(OPS[kind].registry(this.child).onChange(() => this.sync(kind)));
+    }
+    // Updates of the mounted server's resources reach the parent's subscribers under its uris.
+    this.stops.push(
+      this.child.changes.listen({
+        filter: {},
+        wantsResource: () => true,
+        deliver: (method, params) => {
+          if (method === 'notifications/resources/updated' && typeof params.uri === 'string') this.parent.notifyUpdated(mountedUri(this.namespace, params.uri));
+        },
+        end: () => undefined,
+        persistent: true,
+      }),
+    );
+    this.parent.capabilitiesChanged();
+  }
+
+  /** Takes the mounted server's items out of the parent; clients hear list_changed. */
+  detach(): void {
+    if (!this.mounted) return;
+    this.mounted = false;
+    for (const stop of this.stops.splice(0)) stop();
+    for (const kind of KINDS) {
+      const registry = OPS[kind].registry(this.parent) as Registry<unknown>;
+      for (const { parentKey } of this.shown.get(kind)?.values() ?? []) registry.remove(parentKey);
+      this.shown.delete(kind);
+    }
+    this.parent.mounts.delete(this);
+    this.child.mountedIn.delete(this);
+    this.parent.capabilitiesChanged();
+  }
+
+  /**
+   * Refuses a name the mounted server is about to register when the parent (or a server the
+   * parent is mounted in) has it already: the registration fails and changes nothing.
+   */
+  checkFree(kind: Kind, childKey: string, where: string): void {
+    const parentKey = this.parentKeyOf(kind, childKey);
+    if (OPS[kind].registry(this.parent).has(parentKey)) {
+      throw new DefinitionError('DUPLICATE_NAME', `${where}: a ${kind} named "${childKey}" would be "${parentKey}" where this server is mounted ("${this.namespace}"), which has one already`);
+    }
+    for (const outer of this.parent.mountedIn) outer.checkFree(kind, parentKey, where);
+  }
+
+  private parentKeyOf(kind: Kind, childKey: string): string {
+    return kind === 'tool' || kind === 'prompt' ? mountedName(this.namespace, childKey, this.names, kind) : mountedUri(this.namespace, childKey);
+  }
+
+  /** Mirrors the mounted server's items of one kind into the parent: added, removed, enabled, disabled. */
+  private sync(kind: Kind): void {
+    if (!this.mounted) return;
+    const ops = OPS[kind] as KindOps<unknown>;
+    const target = ops.registry(this.parent);
+    let shown = this.shown.get(kind);
+    if (!shown) this.shown.set(kind, (shown = new Map()));
+    const current = new Map(ops.registry(this.child).all().map((entry) => [ops.keyOf(entry.item), entry]));
+    for (const [childKey, entry] of shown) {
+      if (current.get(childKey)?.item === entry.source) continue;
+      target.remove(entry.parentKey);
+      shown.delete(childKey);
+    }
+    for (const [childKey, { item, enabled }] of current) {
+      const known = shown.get(childKey);
+      if (known) {
+        // The parent's own enable/disable stays until the mounted server changes the item's state.
+        if (known.enabled !== enabled) (enabled ? target.enable(known.parentKey) : target.disable(known.parentKey));
+        known.enabled = enabled;
+        continue;
+      }
+      const parentKey = this.parentKeyOf(kind, childKey);
+      if (target.has(parentKey)) continue; // skipped (onCollision: 'skip'): the parent's own stays
+      // The parent lists per caller by the mounted item's own access rules.
+      this.parent.access.register([(item as { target: InvocationTarget }).target]);
+      target.add(parentKey, ops.shown(item, parentKey, this.item(childKey)), `server.mount("${this.namespace}")`);
+      if (!enabled) target.disable(parentKey);
+      shown.set(childKey, { parentKey, source: item, enabled });
+    }
+  }
+
+  private item(childKey: string): MountedItem {
+    const { child, namespace } = this;
+    return {
+      childKey,
+      forward: async (method, params, ctx) => {
+        const route = child.dispatcher.routeOf(method);
+        if (!route) throw new Error(`the mounted server "${namespace}" does not serve ${method}`);
+        const inChild = mountedContext(ctx, child.container, params);
+        return child.dispatcher.dispatch(route.handler, method, params, inChild);
+      },
+      toParentUri: (uri) => mountedUri(namespace, uri),
+      toChildUri: (uri) => unmountedUri(namespace, uri),
+      invoke: (target, args, ctx) => {
+        const inChild = mountedContext(ctx, child.container, ctx.requestParams);
+        return child.invoke(
+          target,
+          args.map((arg) => (arg === ctx ? inChild : arg)),
+          inChild,
+        );
+      },
+    };
+  }
+}
+
+const KINDS: readonly Kind[] = ['tool', 'prompt', 'resource', 'template'];
+
+/** A listing per revision, made once: the mounted item's own with the parent's name or uri. */
+function renamedListing(listing: (revision: Revision) => Record<string, unknown>, rename: Record<string, unknown>): (revision: Revision) => Record<string, unknown> {
+  const cache = new Map<Revision, Record<string, unknown>>();
+  return (revision) => {
+    let shown = cache.get(revision);
+    if (!shown) cache.set(revision, (shown = { ...listing(revision), ...rename }));
+    return shown;
+  };
+}
+
+const OPS: { [K in Kind]: KindOps<K extends 'tool' ? RegisteredTool : K extends 'prompt' ? RegisteredPrompt : RegisteredResource> } = {
+  tool: {
+    registry: (server) => server.tools,
+    keyOf: (tool) => tool.name,
+    shown: (tool, name, mounted) => ({
+      ...tool,
+      name,
+      listing: renamedListing((revision) => tool.listing(revision), { name }),
+      plainListing: renamedListing((revision) => tool.plainListing(revision), { name }),
+      mounted,
+    }),
+  },
+  prompt: {
+    registry: (server) => server.prompts,
+    keyOf: (prompt) => prompt.name,
+    shown: (prompt, name, mounted) => ({ ...prompt, name, listing: renamedListing((revision) => prompt.listing(revision), { name }), mounted }),
+  },
+  resource: {
+    registry: (server) => server.resources,
+    keyOf: (resource) => resource.key,
+    shown: (resource, uri, mounted) => ({ ...resource, key: uri, listing: renamedListing((revision) => resource.listing(revision), { uri }), mounted }),
+  },
+  template: {
+    registry: (server) => server.templates,
+    keyOf: (template) => template.key,
+    shown: (template, uriTemplate, mounted) => ({
+      ...template,
+      key: uriTemplate,
+      template: new UriTemplate(uriTemplate),
+      listing: renamedListing((revision) => template.listing(revision), { uriTemplate }),
+      mounted,
+    }),
+  },
+};
+
+function reaches(from: Mountable, to: Mountable): boolean {
+  for (const mount of from.mounts) if (mount.child === to || reaches(mount.child, to)) return true;
+  return false;
+}
+
+function duplicate(kind: Kind, key: string, namespace: string): DefinitionError {
+  return new DefinitionError(
+    'DUPLICATE_NAME',
+    `server.mount("${namespace}"): the server already has a ${kind} named "${key}"; choose another namespace, or onCollision: 'skip' to keep the server's own`,
+  );
+}

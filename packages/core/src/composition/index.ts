@@ -1,0 +1,3 @@
+export { Mount } from './Mount';
+export type { Mountable, MountOptions } from './Mount';
+export type { MountedNames } from './names';

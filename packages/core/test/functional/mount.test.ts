@@ -1,0 +1,280 @@
+import 'reflect-metadata';
+import { IsString } from 'class-validator';
+import { Completion, Context, DefinitionError, McpServer, Prompt, Resource, Scopes, Tool } from '@typemcp/core';
+import type { Middleware } from '@typemcp/core';
+import { createTestClient } from '@typemcp/testing';
+import { injectable } from 'tsyringe';
+
+class CityInput {
+  @IsString() city!: string;
+}
+
+class Topic {
+  @IsString() topic!: string;
+}
+
+@injectable()
+class Greeter {
+  greet(name: string): string {
+    return `hello ${name}`;
+  }
+}
+
+class WeatherTools {
+  @Tool({ description: 'The forecast for a city' })
+  forecast(input: CityInput): string {
+    return `sunny in ${input.city}`;
+  }
+
+  @Tool({ description: 'Only for admins' })
+  @Scopes('weather:admin')
+  reset(): string {
+    return 'reset';
+  }
+
+  @Resource({ uri: 'weather://stations', mimeType: 'application/json' })
+  stations() {
+    return { stations: ['north', 'south'] };
+  }
+
+  @Resource({ uri: 'weather://stations/{station}/today', mimeType: 'text/plain' })
+  today(args: { station: string }) {
+    return `today at ${args.station}`;
+  }
+
+  @Resource({ uri: 'urn:weather:{code}', mimeType: 'text/plain' })
+  byCode(args: { code: string }) {
+    return `code ${args.code}`;
+  }
+
+  @Prompt({ description: 'Talk about the weather' })
+  chat(args: Topic): string {
+    return `Weather talk: ${args.topic}`;
+  }
+
+  @Completion({ prompt: 'chat', argument: 'topic' })
+  topics(value: string): string[] {
+    return ['rain', 'snow', 'sun'].filter((t) => t.startsWith(value));
+  }
+
+  @Completion({ resource: 'weather://stations/{station}/today', argument: 'station' })
+  stationNames(value: string): string[] {
+    return ['north', 'south'].filter((s) => s.startsWith(value));
+  }
+}
+
+@injectable()
+class GreetTools {
+  constructor(private readonly greeter: Greeter) {}
+
+  @Tool({ description: 'Greets, with a provider of the mounted server' })
+  greet(input: Topic, ctx: Context): string {
+    return `${this.greeter.greet(input.topic)} (${ctx.method})`;
+  }
+}
+
+class OwnTools {
+  @Tool({ description: 'The parent own tool' })
+  own(): string {
+    return 'own';
+  }
+}
+
+const texts = (result: { content: Array<{ type: string; text?: string }> }) => result.content.map((c) => c.text).join('');
+
+describe('server.mount', () => {
+  it('shows every kind of item under the namespace and serves it from the mounted server', async () => {
+    const weather = new McpServer({ name: 'weather', version: '1', providers: [WeatherTools] });
+    const parent = new McpServer({ name: 'parent', version: '1', providers: [OwnTools] });
+    parent.mount(weather, { namespace: 'wx' });
+    const client = await createTestClient(parent);
+    expect((await client.listTools()).map((t) => t.name).sort()).toEqual(['own', 'wx_forecast']);
+    expect(texts(await client.callTool('wx_forecast', { city: 'Oslo' }))).toBe('sunny in Oslo');
+    // The mounted server validates what it receives, as its own DTO says.
+    const invalid = await client.callTool('wx_forecast', { city: 3 });
+    expect(invalid.isError).toBe(true);
+    expect(texts(invalid)).toContain('Invalid arguments for tool "forecast"');
+    expect((await client.listResources()).map((r) => r.uri)).toEqual(['weather://wx/stations']);
+    expect((await client.listResourceTemplates()).map((t) => t.uriTemplate).sort()).toEqual(['urn:wx:weather:{code}', 'weather://wx/stations/{station}/today']);
+    const read = await client.readResource('weather://wx/stations/north/today');
+    expect(read.contents).toEqual([{ uri: 'weather://wx/stations/north/today', mimeType: 'text/plain', text: 'today at north' }]);
+    expect((await client.readResource('urn:wx:weather:42')).contents[0]).toMatchObject({ uri: 'urn:wx:weather:42', text: 'code 42' });
+    expect((await client.listPrompts()).map((p) => p.name)).toEqual(['wx_chat']);
+    const prompt = await client.getPrompt('wx_chat', { topic: 'rain' });
+    expect(JSON.stringify(prompt.messages)).toContain('Weather talk: rain');
+    expect((await client.complete({ type: 'ref/prompt', name: 'wx_chat' }, { name: 'topic', value: 's' })).completion.values).toEqual(['snow', 'sun']);
+    expect((await client.complete({ type: 'ref/resource', uri: 'weather://wx/stations/{station}/today' }, { name: 'station', value: 'n' })).completion.values).toEqual(['north']);
+    await client.close();
+  });
+
+  it('resolves the mounted providers from their own server, and runs middleware parent first, then mounted', async () => {
+    const order: string[] = [];
+    const trace =
+      (name: string): Middleware =>
+      async (call, next) => {
+        order.push(`${name}:${call.method}:${String((call.params as { name?: string }).name)}`);
+        return next();
+      };
+    const { container } = await import('tsyringe');
+    const childContainer = container.createChildContainer();
+    const greetings = new McpServer({ name: 'greetings', version: '1', providers: [GreetTools], container: childContainer }).use(trace('child'));
+    const parent = new McpServer({ name: 'parent', version: '1' }).use(trace('parent'));
+    parent.mount(greetings, { namespace: 'hi' });
+    const client = await createTestClient(parent);
+    expect(texts(await client.callTool('hi_greet', { topic: 'ada' }))).toBe('hello ada (tools/call)');
+    expect(order).toEqual(['parent:tools/call:hi_greet', 'child:tools/call:greet']);
+    await client.close();
+  });
+
+  it('enforces the mounted server access rules against the parent caller', async () => {
+    const parent = new McpServer({ name: 'parent', version: '1' });
+    parent.mount([WeatherTools], { namespace: 'wx' });
+    const anonymous = await createTestClient(parent);
+    expect((await anonymous.listTools()).map((t) => t.name)).toEqual(['wx_forecast']);
+    await expect(anonymous.callTool('wx_reset')).rejects.toThrow(/needs an authenticated caller|Unknown tool/);
+    await anonymous.close();
+    const admin = await createTestClient(parent, { principal: { subject: 'ada', scopes: ['weather:admin'] } });
+    expect((await admin.listTools()).map((t) => t.name)).toEqual(['wx_forecast', 'wx_reset']);
+    expect(texts(await admin.callTool('wx_reset'))).toBe('reset');
+    await admin.close();
+  });
+
+  it('follows the mounted server: items added, disabled and removed later, list_changed from the parent, unmount', async () => {
+    const weather = new McpServer({ name: 'weather', version: '1', providers: [WeatherTools] });
+    const parent = new McpServer({ name: 'parent', version: '1', providers: [OwnTools] });
+    const mounted = parent.mount(weather, { namespace: 'wx' });
+    const client = await createTestClient(parent);
+    const changes: string[] = [];
+    for (const method of ['notifications/tools/list_changed', 'notifications/prompts/list_changed']) client.onNotification(method, () => void changes.push(method));
+    weather.register(GreetToolsPlain);
+    await until(() => changes.includes('notifications/tools/list_changed'));
+    expect((await client.listTools()).map((t) => t.name)).toContain('wx_wave');
+    weather.tools.disable('forecast');
+    await pause(10);
+    expect((await client.listTools()).map((t) => t.name)).not.toContain('wx_forecast');
+    weather.tools.enable('forecast');
+    await pause(10);
+    expect((await client.listTools()).map((t) => t.name)).toContain('wx_forecast');
+    changes.length = 0;
+    mounted.unmount();
+    await until(() => changes.includes('notifications/tools/list_changed') && changes.includes('notifications/prompts/list_changed'));
+    expect((await client.listTools()).map((t) => t.name)).toEqual(['own']);
+    expect(await client.listPrompts()).toEqual([]);
+    await client.close();
+  });
+
+  it('passes resource updates of the mounted server to the parent subscribers under the parent uri', async () => {
+    const weather = new McpServer({ name: 'weather', version: '1', providers: [WeatherTools] });
+    const parent = new McpServer({ name: 'parent', version: '1' });
+    parent.mount(weather, { namespace: 'wx' });
+    const client = await createTestClient(parent);
+    const updated: unknown[] = [];
+    client.onNotification('notifications/resources/updated', (params) => void updated.push(params));
+    await client.subscribe('weather://wx/stations');
+    weather.resources.notifyUpdated('weather://stations');
+    await until(() => updated.length === 1);
+    expect(updated).toEqual([{ uri: 'weather://wx/stations' }]);
+    await client.close();
+  });
+});
+
+class GreetToolsPlain {
+  @Tool({ description: 'Waves' })
+  wave(): string {
+    return 'wave';
+  }
+}
+
+class Clash {
+  @Tool({ description: 'Clashes with the mounted forecast' })
+  wx_forecast(): string {
+    return 'clash';
+  }
+}
+
+class LongNames {
+  @Tool({ name: 'a.very.long.tool.name.that.goes.on.and.on.past.the.limit.of.sixty.four', description: 'long' })
+  long(): string {
+    return 'long';
+  }
+
+  @Tool({ name: 'a.very.long.tool.name.that.goes.on.and.on.past.the.limit.of.sixty.five', description: 'long too' })
+  longer(): string {
+    return 'longer';
+  }
+}
+
+describe('server.mount: names', () => {
+  it('refuses a collision at mount time, or skips it when told, and a later clashing register of the mounted server', async () => {
+    const parent = new McpServer({ name: 'parent', version: '1', providers: [Clash] });
+    const weather = new McpServer({ name: 'weather', version: '1', providers: [WeatherTools] });
+    expect(() => parent.mount(weather, { namespace: 'wx' })).toThrow(DefinitionError);
+    expect(() => parent.mount(weather, { namespace: 'wx' })).toThrow(/already has a tool named "wx_forecast"/);
+    expect(parent.tools.names()).toEqual(['wx_forecast']);
+    parent.mount(weather, { namespace: 'wx', onCollision: 'skip' });
+    expect(parent.tools.names()).toEqual(['wx_forecast', 'wx_reset']);
+    const client = await createTestClient(parent);
+    expect(texts(await client.callTool('wx_forecast'))).toBe('clash');
+    await client.close();
+
+    const later = new McpServer({ name: 'later', version: '1' });
+    const other = new McpServer({ name: 'parent2', version: '1', providers: [OwnTools] });
+    other.mount(later, { namespace: 'x' });
+    class OwnClash {
+      @Tool({ description: 'clash' })
+      own(): string {
+        return 'no';
+      }
+    }
+    class MakesXOwn {
+      @Tool({ name: 'x_own', description: 'parent owns x_own' })
+      xOwn(): string {
+        return 'parent';
+      }
+    }
+    other.register(MakesXOwn);
+    expect(() => later.register(OwnClash)).toThrow(/would be "x_own" where this server is mounted/);
+    expect(later.tools.names()).toEqual([]);
+  });
+
+  it('keeps the framework rule, refuses or shortens by the strict 64-character rule', () => {
+    const strict = new McpServer({ name: 'p', version: '1' });
+    expect(() => strict.mount([LongNames], { namespace: 'ns', names: 'strict' })).toThrow(/names: 'strict'/);
+    expect(strict.tools.names()).toEqual([]);
+    const shortened = new McpServer({ name: 'p', version: '1' });
+    shortened.mount([LongNames], { namespace: 'ns', names: 'shorten' });
+    const names = shortened.tools.names();
+    expect(names).toHaveLength(2);
+    for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    expect(new Set(names).size).toBe(2);
+    expect(names[0].startsWith('ns_a_very_long_tool_name')).toBe(true);
+    const plain = new McpServer({ name: 'p', version: '1' });
+    plain.mount([LongNames], { namespace: 'ns' });
+    expect(plain.tools.names()[0]).toBe('ns_a.very.long.tool.name.that.goes.on.and.on.past.the.limit.of.sixty.four');
+  });
+
+  it('stacks nested mounts, refuses a cycle, and checks the namespace', async () => {
+    const leaf = new McpServer({ name: 'leaf', version: '1', providers: [WeatherTools] });
+    const middle = new McpServer({ name: 'middle', version: '1' });
+    const top = new McpServer({ name: 'top', version: '1' });
+    middle.mount(leaf, { namespace: 'leaf' });
+    top.mount(middle, { namespace: 'mid' });
+    expect(top.tools.names()).toEqual(['mid_leaf_forecast', 'mid_leaf_reset']);
+    const client = await createTestClient(top);
+    expect(texts(await client.callTool('mid_leaf_forecast', { city: 'Rome' }))).toBe('sunny in Rome');
+    expect((await client.readResource('weather://mid/leaf/stations')).contents[0]).toMatchObject({ uri: 'weather://mid/leaf/stations' });
+    await client.close();
+    expect(() => leaf.mount(top, { namespace: 'loop' })).toThrow(/cycle/);
+    expect(() => top.mount(top, { namespace: 'self' })).toThrow(/cycle/);
+    expect(() => top.mount(leaf, { namespace: 'bad name' })).toThrow(/namespace must be/);
+  });
+});
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+async function until(check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 2000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await pause(5);
+  }
+}
