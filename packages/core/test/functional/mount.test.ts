@@ -133,7 +133,7 @@ describe('server.mount', () => {
     expect((await anonymous.listTools()).map((t) => t.name)).toEqual(['wx_forecast']);
     await expect(anonymous.callTool('wx_reset')).rejects.toThrow(/needs an authenticated caller|Unknown tool/);
     await anonymous.close();
-    const admin = await createTestClient(parent, { principal: { subject: 'ada', scopes: ['weather:admin'] } });
+    const admin = await createTestClient(parent, { principal: { subject: 'ada', scopes: ['weather:admin'], claims: {} } });
     expect((await admin.listTools()).map((t) => t.name)).toEqual(['wx_forecast', 'wx_reset']);
     expect(texts(await admin.callTool('wx_reset'))).toBe('reset');
     await admin.close();
