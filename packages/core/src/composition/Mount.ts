@@ -1,6 +1,7 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { AccessPolicy } from '../access';
-import { DefinitionError } from '../errors';
+import { DefinitionError, InvalidParamsError } from '../errors';
+import { invokeTool } from '../features/tools';
 import type { ChangeBroadcaster } from '../runtime/ChangeBroadcaster';
 import type { RegisteredPrompt } from '../runtime/buildPrompt';
 import type { RegisteredResource } from '../runtime/buildResource';
@@ -31,6 +32,8 @@ export interface Mountable {
   /** Where this server is mounted. */
   readonly mountedIn: Set<Mount>;
   invoke(target: InvocationTarget, args: readonly unknown[], ctx: Context): unknown;
+  reportError(what: string, error: unknown): void;
+  readonly debug: boolean;
   notifyUpdated(uri: string): void;
   hasCompletions(): boolean;
   /** Capabilities may have changed (a mount brings completions). */
@@ -197,6 +200,17 @@ export class Mount {
         if (!route) throw new Error(`the mounted server "${namespace}" does not serve ${method}`);
         const inChild = mountedContext(ctx, child.container, params);
         return child.dispatcher.dispatch(route.handler, method, params, inChild);
+      },
+      runTool: async (args, ctx) => {
+        const tool = child.tools.get(childKey);
+        if (!tool) throw new InvalidParamsError(`Unknown tool: ${childKey} (no longer served by the mounted server "${namespace}")`);
+        const params: Record<string, unknown> = args === undefined ? { name: childKey } : { name: childKey, arguments: args };
+        const inChild = mountedContext(ctx, child.container, params);
+        const run = async (_params: Record<string, unknown>, runCtx: Context) => {
+          await child.access.check(tool.target, runCtx);
+          return (await invokeTool(child, tool, args, runCtx)) as unknown as Record<string, unknown>;
+        };
+        return child.dispatcher.dispatch(run, 'tools/call', params, inChild);
       },
       toParentUri: (uri) => mountedUri(namespace, uri),
       toChildUri: (uri) => unmountedUri(namespace, uri),

@@ -32,8 +32,6 @@ export function toolHandlers(host: FeatureHost): Record<string, MethodHandler> {
     if (typeof name !== 'string') throw new InvalidParamsError('tools/call needs a string "name"');
     const tool = tools.get(name);
     if (!tool || !callableBy(tool, ctx)) throw new InvalidParamsError(`Unknown tool: ${clip(name)}`, { name: echo(name) });
-    // A mounted server's tool: that server checks, validates and runs it.
-    if (tool.mounted) return tool.mounted.forward('tools/call', { ...params, name: tool.mounted.childKey }, ctx);
     const allowed = host.access.check(tool.target, ctx);
     // A tool with task support, or a call asking for a task, may become a task (tasksCall.ts).
     if (tool.taskSupport !== 'forbidden' || params.task !== undefined) {
@@ -67,6 +65,8 @@ export type ToolInvoker = Pick<FeatureHost, 'invoke' | 'reportError' | 'debug' |
  * (invalid arguments, ToolError, unexpected exceptions) become `isError` results.
  */
 export function invokeTool(host: ToolInvoker, tool: RegisteredTool, args: unknown, ctx: Context): CallToolResult | Promise<CallToolResult> {
+  // A mounted server's tool: that server checks, validates and runs it (here, or in a task of this server).
+  if (tool.mounted) return tool.mounted.runTool(args, ctx) as Promise<CallToolResult>;
   const name = tool.name;
   if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
     return toolErrorResult(`Invalid arguments for tool "${name}": "arguments" must be an object`);

@@ -15,6 +15,11 @@ export interface MountedItem {
   toParentUri(uri: string): string;
   /** A uri this server shows, as the server the item comes from knows it; undefined when it is not one of its uris. */
   toChildUri(uri: string): string | undefined;
+  /**
+   * Runs the tool in the server it comes from, as a call of it there: that server's middleware
+   * (as `tools/call`), access rules, validation and method; resolves with the tool's result.
+   */
+  runTool(args: unknown, ctx: Context): Promise<Record<string, unknown>>;
   /** Calls author code of the server the item comes from (its container, its `@UseMiddleware`). */
   invoke(target: InvocationTarget, args: readonly unknown[], ctx: Context): unknown;
 }

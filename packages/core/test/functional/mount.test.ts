@@ -278,3 +278,33 @@ async function until(check: () => boolean): Promise<void> {
     await pause(5);
   }
 }
+
+class SlowTools {
+  @Tool({ task: 'optional', description: 'Counts slowly' })
+  async count(input: Topic): Promise<string> {
+    await pause(20);
+    return `counted ${input.topic}`;
+  }
+}
+
+describe('server.mount: tasks', () => {
+  it('runs a mounted task tool as a task of the parent: tasks/get and tasks/result there', async () => {
+    const { TasksClient } = await import('./tasksClient');
+    const parent = new McpServer({ name: 'parent', version: '1', tasks: { pollIntervalMs: 20 } });
+    parent.mount([SlowTools], { namespace: 'job' });
+    const client = await TasksClient.connect(parent, {});
+    const listed = (await client.request('tools/list')).result.tools;
+    expect(listed.map((t: { name: string; execution?: unknown }) => [t.name, t.execution])).toEqual([['job_count', { taskSupport: 'optional' }]]);
+    const created = await client.request('tools/call', { name: 'job_count', arguments: { topic: 'sheep' }, task: { ttl: 60_000 } });
+    const taskId = created.result.task.taskId as string;
+    const result = await client.request('tasks/result', { taskId });
+    expect(result.result.content).toEqual([{ type: 'text', text: 'counted sheep' }]);
+    expect((await client.request('tasks/get', { taskId })).result.status).toBe('completed');
+    // The mounted server validates the arguments of a task too.
+    const bad = await client.request('tools/call', { name: 'job_count', arguments: { topic: 1 }, task: { ttl: 60_000 } });
+    const failed = await client.request('tasks/result', { taskId: bad.result.task.taskId });
+    expect(failed.result.isError).toBe(true);
+    await client.close();
+    await parent.close();
+  });
+});
