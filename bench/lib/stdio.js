@@ -146,8 +146,8 @@ class StdioClient {
 }
 
 /** The request line of tools/call echo with the given arguments JSON. */
-function callLine(argumentsJson) {
-  const tail = `,"method":"tools/call","params":{"name":"echo","arguments":${argumentsJson}}}`;
+function callLine(argumentsJson, tool = 'echo') {
+  const tail = `,"method":"tools/call","params":{"name":"${tool}","arguments":${argumentsJson}}}`;
   return (id) => `{"jsonrpc":"2.0","id":${id}${tail}`;
 }
 

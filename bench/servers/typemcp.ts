@@ -2,7 +2,8 @@
  * The bench server built with TypeMCP, the way a user builds one: decorators, a class-validator
  * DTO, `@typemcp/core` compiled by tsc with decorator metadata. One `echo` tool, one resource,
  * one prompt; `BENCH_TOOLS=N` adds N more tools (same input DTO) for the tools/list figures.
- * `BENCH_MIDDLEWARE=N` installs N empty `server.use` middlewares. `BENCH_2026=1` adds the two
+ * `BENCH_MIDDLEWARE=N` installs N empty `server.use` middlewares. `BENCH_MOUNT=1` serves the
+ * same providers through a mount (`server.mount(child, { namespace: 'm' })`): the tool is `m_echo`. `BENCH_2026=1` adds the two
  * tools of the 2026-07-28 phases: `confirm` (asks the client once with `ctx.elicit`) and
  * `touch` (`notifyUpdated('bench://info')`, for the subscriptions/listen fan-out).
  *
@@ -83,13 +84,15 @@ const providers: Constructor[] = [BenchProvider];
 if (extraTools > 0) providers.push(manyTools(extraTools));
 if (process.env.BENCH_2026 === '1') providers.push(ModernProvider);
 
+const mounted = process.env.BENCH_MOUNT === '1';
 const server = new McpServer({
   name: 'typemcp-bench',
   version: '1.0.0',
-  providers,
+  providers: mounted ? [] : providers,
   // A fixed key, as a deployment behind a load balancer has; the floor signs with one too.
   requestState: { secret: 'typemcp-bench-request-state' },
 });
+if (mounted) server.mount(new McpServer({ name: 'typemcp-bench-mounted', version: '1.0.0', providers }), { namespace: 'm' });
 const middlewares = Number(process.env.BENCH_MIDDLEWARE ?? 0);
 for (let i = 0; i < middlewares; i++) server.use(async (_ctx, next) => next());
 

@@ -15,7 +15,6 @@ import type { Revision } from '../protocol';
 import { UriTemplate } from '../uri';
 import { checkNamespace, mountedName, mountedUri, unmountedUri } from './names';
 import type { MountedNames } from './names';
-import { mountedContext } from './mountedContext';
 
 /** What a mount needs of a server, as the parent and as the mounted one. */
 export interface Mountable {
@@ -198,24 +197,25 @@ export class Mount {
       forward: async (method, params, ctx) => {
         const route = child.dispatcher.routeOf(method);
         if (!route) throw new Error(`the mounted server "${namespace}" does not serve ${method}`);
-        const inChild = mountedContext(ctx, child.container, params);
+        const inChild = ctx.forMount(child.container, params);
         return child.dispatcher.dispatch(route.handler, method, params, inChild);
       },
-      runTool: async (args, ctx) => {
+      runTool: (args, ctx) => {
         const tool = child.tools.get(childKey);
         if (!tool) throw new InvalidParamsError(`Unknown tool: ${childKey} (no longer served by the mounted server "${namespace}")`);
         const params: Record<string, unknown> = args === undefined ? { name: childKey } : { name: childKey, arguments: args };
-        const inChild = mountedContext(ctx, child.container, params);
-        const run = async (_params: Record<string, unknown>, runCtx: Context) => {
-          await child.access.check(tool.target, runCtx);
-          return (await invokeTool(child, tool, args, runCtx)) as unknown as Record<string, unknown>;
+        // Synchronous unless something on the way is not: most calls are not.
+        const run = (_params: Record<string, unknown>, runCtx: Context): Record<string, unknown> | Promise<Record<string, unknown>> => {
+          const allowed = child.access.check(tool.target, runCtx);
+          const invoke = () => invokeTool(child, tool, args, runCtx) as unknown as Record<string, unknown> | Promise<Record<string, unknown>>;
+          return allowed instanceof Promise ? allowed.then(invoke) : invoke();
         };
-        return child.dispatcher.dispatch(run, 'tools/call', params, inChild);
+        return child.dispatcher.dispatch(run, 'tools/call', params, ctx.forMount(child.container, params));
       },
       toParentUri: (uri) => mountedUri(namespace, uri),
       toChildUri: (uri) => unmountedUri(namespace, uri),
       invoke: (target, args, ctx) => {
-        const inChild = mountedContext(ctx, child.container, ctx.requestParams);
+        const inChild = ctx.forMount(child.container, ctx.requestParams);
         return child.invoke(
           target,
           args.map((arg) => (arg === ctx ? inChild : arg)),

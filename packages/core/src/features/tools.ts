@@ -66,7 +66,7 @@ export type ToolInvoker = Pick<FeatureHost, 'invoke' | 'reportError' | 'debug' |
  */
 export function invokeTool(host: ToolInvoker, tool: RegisteredTool, args: unknown, ctx: Context): CallToolResult | Promise<CallToolResult> {
   // A mounted server's tool: that server checks, validates and runs it (here, or in a task of this server).
-  if (tool.mounted) return tool.mounted.runTool(args, ctx) as Promise<CallToolResult>;
+  if (tool.mounted) return tool.mounted.runTool(args, ctx) as CallToolResult | Promise<CallToolResult>;
   const name = tool.name;
   if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
     return toolErrorResult(`Invalid arguments for tool "${name}": "arguments" must be an object`);

@@ -287,4 +287,95 @@ export class Context {
   cancel(reason: unknown): void {
     (this.controller ??= new AbortController()).abort(reason);
   }
+
+  /**
+   * @internal The same request as a mounted server serves it (`server.mount`): that server's
+   * container for the providers it resolves, the params in its names; everything else (signal,
+   * progress, logging, requests to the client, the answer's state) is this request's.
+   */
+  forMount(container: DependencyContainer, params: Readonly<Record<string, unknown>>): Context {
+    return new MountedContext(this, this.init, container, params);
+  }
+}
+
+/** A request's Context in a mounted server: its own container and params, the request's state. */
+class MountedContext extends Context {
+  private ownContainer: DependencyContainer | undefined;
+
+  constructor(
+    private readonly outer: Context,
+    init: ContextInit,
+    private readonly mountedContainer: DependencyContainer,
+    private readonly params: Readonly<Record<string, unknown>>,
+  ) {
+    super(init);
+  }
+
+  override get requestParams(): Readonly<Record<string, unknown>> {
+    return this.params;
+  }
+
+  override get container(): DependencyContainer {
+    if (!this.ownContainer) {
+      this.ownContainer = this.mountedContainer.createChildContainer();
+      this.ownContainer.register(Context, { useValue: this });
+    }
+    return this.ownContainer;
+  }
+
+  override get signal(): AbortSignal {
+    return this.outer.signal;
+  }
+
+  override get resultHints(): ResultHints | undefined {
+    return this.outer.resultHints;
+  }
+
+  override hintResult(hints: ResultHints): void {
+    this.outer.hintResult(hints);
+  }
+
+  override get log(): Logger {
+    return this.outer.log;
+  }
+
+  override progress(value: number, total?: number, message?: string): void {
+    this.outer.progress(value, total, message);
+  }
+
+  override continueAsTask(): Promise<void> {
+    return this.outer.continueAsTask();
+  }
+
+  override offerHandOff(handOff: (() => Promise<void>) | undefined): void {
+    this.outer.offerHandOff(handOff);
+  }
+
+  override detach(channel: RequestChannel): void {
+    this.outer.detach(channel);
+  }
+
+  override endDetached(): void {
+    this.outer.endDetached();
+  }
+
+  override requestClient(method: string, params?: Record<string, unknown>, options?: ClientRequestOptions): Promise<Record<string, unknown>> {
+    return this.outer.requestClient(method, params, options);
+  }
+
+  override notifyClient(method: string, params: Record<string, unknown>): void {
+    this.outer.notifyClient(method, params);
+  }
+
+  override finish(): void {
+    this.outer.finish();
+  }
+
+  override get cancelled(): boolean {
+    return this.outer.cancelled;
+  }
+
+  override cancel(reason: unknown): void {
+    this.outer.cancel(reason);
+  }
 }

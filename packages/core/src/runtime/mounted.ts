@@ -19,7 +19,7 @@ export interface MountedItem {
    * Runs the tool in the server it comes from, as a call of it there: that server's middleware
    * (as `tools/call`), access rules, validation and method; resolves with the tool's result.
    */
-  runTool(args: unknown, ctx: Context): Promise<Record<string, unknown>>;
+  runTool(args: unknown, ctx: Context): Record<string, unknown> | Promise<Record<string, unknown>>;
   /** Calls author code of the server the item comes from (its container, its `@UseMiddleware`). */
   invoke(target: InvocationTarget, args: readonly unknown[], ctx: Context): unknown;
 }
