@@ -21,7 +21,7 @@ export type {
   CacheableMethod,
   MountedServer,
 } from './server';
-export type { MountOptions, MountedNames } from './composition';
+export type { ArgumentTransform, MountOptions, MountedNames, ToolTransform } from './composition';
 export { Context } from './runtime';
 export type {
   Logger,

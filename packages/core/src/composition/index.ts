@@ -1,3 +1,5 @@
 export { Mount } from './Mount';
 export type { Mountable, MountOptions } from './Mount';
 export type { MountedNames } from './names';
+export { transformTool } from './transformTool';
+export type { ArgumentTransform, ToolTransform } from './transformTool';

@@ -90,6 +90,15 @@ export function invokeTool(host: ToolInvoker, tool: RegisteredTool, args: unknow
 
 function runTool(host: ToolInvoker, tool: RegisteredTool, input: unknown, ctx: Context): CallToolResult | Promise<CallToolResult> {
   let value: unknown;
+  if (tool.transformed) {
+    // A tool made from another runs that one, which shapes its own result.
+    try {
+      const result = tool.transformed(input, ctx) as CallToolResult | Promise<CallToolResult>;
+      return result instanceof Promise ? result.catch((error: unknown) => failedCall(error, tool.name, host, ctx)) : result;
+    } catch (error) {
+      return failedCall(error, tool.name, host, ctx);
+    }
+  }
   try {
     const callArgs = tool.parameters.map((source) => (source === 'input' ? input : ctx));
     value = host.invoke(tool.target, callArgs, ctx);

@@ -41,6 +41,10 @@ export interface RegisteredTool {
   plainListing(revision: Revision): Record<string, unknown>;
   /** Set when the tool comes from a mounted server (`server.mount`). */
   readonly mounted?: MountedItem;
+  /** The JSON Schema of the tool's arguments, as listed. */
+  readonly inputSchema: JsonSchema;
+  /** Set for a tool made from another (`server.transformTool`): runs it with the validated arguments. */
+  readonly transformed?: (input: unknown, ctx: Context) => unknown;
 }
 
 const EMPTY_INPUT_SCHEMA: JsonSchema = Object.freeze({ type: 'object', properties: {}, additionalProperties: false });
@@ -98,7 +102,7 @@ export function buildTool(definition: ToolDefinition, provider: Constructor): Re
 
   const target: InvocationTarget = { kind: 'tool', name, provider, methodName };
   const plainListing = ui === undefined ? listing : perRevision((revision) => withoutToolUi(listing(revision)));
-  return { name, provider, methodName, target, definition, parameters, inputValidator, outputValidator, headerParams, taskSupport, taskStart, listing, ui, plainListing };
+  return { name, provider, methodName, target, definition, parameters, inputValidator, inputSchema, outputValidator, headerParams, taskSupport, taskStart, listing, ui, plainListing };
 }
 
 function planParameters(

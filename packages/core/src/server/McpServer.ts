@@ -1,5 +1,6 @@
 import type { SessionRecord } from '../cluster';
-import type { MountOptions } from '../composition';
+import { transformTool } from '../composition';
+import type { MountOptions, ToolTransform } from '../composition';
 import type { Constructor } from '../metadata';
 import type { Transport } from '../protocol';
 import type { Logger } from '../runtime/Logger';
@@ -84,6 +85,18 @@ export class McpServer {
     if (!(child instanceof McpServer)) throw new DefinitionError('INVALID_OPTION', 'server.mount: source must be an McpServer or an array of provider classes');
     const mount = this.runtime.mount(child.runtime, options);
     return { namespace: mount.namespace, server: child, unmount: () => mount.detach() };
+  }
+
+  /**
+   * Adds a tool made from the tool `name` (this server's own, or a mounted one): a new name,
+   * description and title, arguments renamed, described, hidden or defaulted (a default may be
+   * computed from the request's Context), and `wrap` around the call. Clients see, and are
+   * validated against, the new schema; the tool's own validation still checks what reaches it.
+   * Under a new name the original is hidden unless `keepOriginal`. Returns the server.
+   */
+  transformTool(name: string, transform: ToolTransform): this {
+    transformTool(this.runtime, this.runtime.tools, name, transform);
+    return this;
   }
 
   /**

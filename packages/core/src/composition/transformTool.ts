@@ -1,0 +1,152 @@
+import { DefinitionError } from '../errors';
+import { invokeTool } from '../features/tools';
+import type { ToolInvoker } from '../features/tools';
+import type { CallToolResult } from '../features/toolResult';
+import type { Revision } from '../protocol';
+import type { RegisteredTool } from '../runtime/buildTool';
+import type { Context } from '../runtime/Context';
+import type { Registry } from '../runtime/Registry';
+import type { JsonSchema } from '../schema';
+import { checkSchema, compileAuthoredSchema } from '../validation';
+
+/** How one argument of a tool is shown to clients (`ToolTransform.arguments`). */
+export interface ArgumentTransform {
+  /** The name clients use; the tool still receives its own. */
+  name?: string;
+  /** The description clients see. */
+  description?: string;
+  /** Clients do not see it; it takes its `default` (needed when the tool requires it). */
+  hide?: boolean;
+  /**
+   * The value when the client leaves the argument out: a value, or a function of the request's
+   * Context computing it per call (the caller's principal, say). Shown in the schema when a value.
+   */
+  default?: unknown;
+}
+
+/** Options of `server.transformTool`. */
+export interface ToolTransform {
+  /** The new tool's name (default: the tool's own, which it then replaces). */
+  name?: string;
+  description?: string;
+  title?: string;
+  /** Per argument of the tool, by its own name. */
+  arguments?: Record<string, ArgumentTransform>;
+  /**
+   * Runs around the call: gets the arguments as the tool takes them and `call`, which runs the
+   * tool (its own validation, its method); returns the result the client gets.
+   */
+  wrap?: (args: Record<string, unknown>, call: (args: Record<string, unknown>) => Promise<CallToolResult>, ctx: Context) => CallToolResult | Promise<CallToolResult>;
+  /** Keep the original tool listed and callable too (default: a tool under a new name hides it). */
+  keepOriginal?: boolean;
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/**
+ * Adds a tool made from `name` (a local or a mounted tool): clients see its new name,
+ * description and arguments and are validated against that schema; the original's own
+ * validation still checks what reaches it.
+ */
+export function transformTool(host: ToolInvoker, tools: Registry<RegisteredTool>, name: string, transform: ToolTransform): RegisteredTool {
+  const where = `server.transformTool("${name}")`;
+  const original = tools.all().find((entry) => entry.name === name)?.item;
+  if (!original) throw new DefinitionError('INVALID_OPTION', `${where}: no tool is named "${name}"`);
+  const newName = transform.name ?? name;
+  if (!TOOL_NAME.test(newName)) throw new DefinitionError('INVALID_OPTION', `${where}: name must be 1-128 characters of A-Z, a-z, 0-9, "_", "-" or ".", not ${JSON.stringify(newName)}`);
+  if (newName !== name && tools.has(newName)) throw new DefinitionError('DUPLICATE_NAME', `${where}: a tool named "${newName}" is already registered`);
+  const { schema, toOriginal } = exposedArguments(original.inputSchema, transform.arguments ?? {}, where);
+  checkSchema(schema);
+  const check = compileAuthoredSchema(schema);
+  const wrap = transform.wrap;
+  if (wrap !== undefined && typeof wrap !== 'function') throw new DefinitionError('INVALID_OPTION', `${where}: wrap must be a function`);
+
+  const call = (args: Record<string, unknown>, ctx: Context) => Promise.resolve(invokeTool(host, original, args, ctx));
+  const rename = (listing: Record<string, unknown>): Record<string, unknown> => {
+    const shown: Record<string, unknown> = { ...listing, name: newName, inputSchema: schema };
+    if (transform.description !== undefined) shown.description = transform.description;
+    if (transform.title !== undefined) shown.title = transform.title;
+    return shown;
+  };
+  const perRevision = (listing: (revision: Revision) => Record<string, unknown>) => {
+    const cache = new Map<Revision, Record<string, unknown>>();
+    return (revision: Revision) => {
+      let shown = cache.get(revision);
+      if (!shown) cache.set(revision, (shown = rename(listing(revision))));
+      return shown;
+    };
+  };
+  const made: RegisteredTool = {
+    ...original,
+    name: newName,
+    inputSchema: schema,
+    inputValidator: {
+      validate: (args) => {
+        const errors = check(args);
+        return errors.length === 0 ? { ok: true, value: args } : { ok: false, errors };
+      },
+    },
+    listing: perRevision((revision) => original.listing(revision)),
+    plainListing: perRevision((revision) => original.plainListing(revision)),
+    mounted: undefined,
+    transformed: (input, ctx) => {
+      const args = toOriginal((input ?? {}) as Record<string, unknown>, ctx);
+      return wrap ? wrap(args, (given) => call(given, ctx), ctx) : call(args, ctx);
+    },
+  };
+  if (newName === name) {
+    tools.remove(name);
+    tools.add(newName, made, where);
+  } else {
+    tools.add(newName, made, where);
+    if (!transform.keepOriginal) tools.disable(name);
+  }
+  return made;
+}
+
+/** The schema clients see, and the mapping of what they send back to the tool's own arguments. */
+function exposedArguments(
+  original: JsonSchema,
+  transforms: Record<string, ArgumentTransform>,
+  where: string,
+): { schema: JsonSchema; toOriginal: (args: Record<string, unknown>, ctx: Context) => Record<string, unknown> } {
+  const properties = (original.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((original.required as string[] | undefined) ?? []);
+  const shownProperties: Record<string, JsonSchema> = {};
+  const shownRequired: string[] = [];
+  const renames = new Map<string, string>(); // shown name → own name
+  const defaults: Array<[string, unknown]> = [];
+  for (const key of Object.keys(transforms)) {
+    if (!(key in properties)) throw new DefinitionError('INVALID_OPTION', `${where}: the tool has no argument "${key}" (it has ${Object.keys(properties).join(', ') || 'none'})`);
+  }
+  for (const [own, property] of Object.entries(properties)) {
+    const change = transforms[own] ?? {};
+    const hasDefault = 'default' in change;
+    if (hasDefault) defaults.push([own, change.default]);
+    if (change.hide) {
+      if (required.has(own) && !hasDefault) throw new DefinitionError('INVALID_OPTION', `${where}: argument "${own}" is required: a hidden one needs a default`);
+      continue;
+    }
+    const shown = change.name ?? own;
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(shown)) throw new DefinitionError('INVALID_OPTION', `${where}: argument name ${JSON.stringify(shown)} must be 1-64 characters of A-Z, a-z, 0-9, "_", "-" or "."`);
+    if (shown in shownProperties) throw new DefinitionError('DUPLICATE_NAME', `${where}: two arguments would be named "${shown}"`);
+    const next: JsonSchema = { ...property };
+    if (change.description !== undefined) next.description = change.description;
+    if (hasDefault && typeof change.default !== 'function') next.default = change.default as JsonSchema['default'];
+    shownProperties[shown] = next;
+    renames.set(shown, own);
+    if (required.has(own) && !hasDefault) shownRequired.push(shown);
+  }
+  const schema: JsonSchema = { ...original, properties: shownProperties };
+  if (shownRequired.length > 0) schema.required = shownRequired;
+  else delete schema.required;
+  const toOriginal = (args: Record<string, unknown>, ctx: Context): Record<string, unknown> => {
+    const own: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(args)) own[renames.get(key) ?? key] = value;
+    for (const [key, value] of defaults) {
+      if (own[key] === undefined) own[key] = typeof value === 'function' ? (value as (ctx: Context) => unknown)(ctx) : value;
+    }
+    return own;
+  };
+  return { schema, toOriginal };
+}
