@@ -78,7 +78,7 @@ class Own {
 
 const V2 = '2026-07-28';
 const names = (items: Array<{ name: string }>) => items.map((item) => item.name).sort();
-const text = (result: { content?: unknown }) => (result.content as Array<{ text: string }>).map((c) => c.text).join('');
+const text = (result: object) => ((result as { content: Array<{ text: string }> }).content).map((c) => c.text).join('');
 
 let gateway: McpServer;
 let address: ListenAddress;
