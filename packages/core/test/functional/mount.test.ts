@@ -4,6 +4,7 @@ import { Completion, Context, DefinitionError, McpServer, Prompt, Resource, Scop
 import type { Middleware } from '@typemcp/core';
 import { createTestClient } from '@typemcp/testing';
 import { injectable } from 'tsyringe';
+import { TasksClient } from './tasksClient';
 
 class CityInput {
   @IsString() city!: string;
@@ -289,7 +290,7 @@ class SlowTools {
 
 describe('server.mount: tasks', () => {
   it('runs a mounted task tool as a task of the parent: tasks/get and tasks/result there', async () => {
-    const { TasksClient } = await import('./tasksClient');
+
     const parent = new McpServer({ name: 'parent', version: '1', tasks: { pollIntervalMs: 20 } });
     parent.mount([SlowTools], { namespace: 'job' });
     const client = await TasksClient.connect(parent, {});
