@@ -22,6 +22,7 @@ export type {
   MountedServer,
 } from './server';
 export type { ArgumentTransform, MountOptions, MountedNames, ToolTransform } from './composition';
+export type { ToolSearchOptions } from './features/toolSearch';
 export { Context } from './runtime';
 export type {
   Logger,

@@ -12,6 +12,8 @@ import type { RegisteredTool } from '../runtime/buildTool';
 import type { ClientFeatures, Context } from '../runtime/Context';
 import type { InvocationTarget } from '../runtime/middleware';
 import type { Paginator } from '../runtime/Paginator';
+import type { Dispatcher } from '../runtime/Dispatcher';
+import type { ToolSearch } from './toolSearch';
 import type { Registry } from '../runtime/Registry';
 import type { RegisteredSkill, SkillCatalog } from '../skills';
 
@@ -31,6 +33,10 @@ export interface FeatureHost {
   readonly templates: Registry<RegisteredResource>;
   readonly prompts: Registry<RegisteredPrompt>;
   readonly completions: ReadonlyMap<string, CompletionDefinition & { provider: Constructor; invocation: InvocationTarget }>;
+  /** Routes requests through the server's middleware (a tool called through tool search). */
+  readonly dispatcher: Dispatcher;
+  /** Tool search (`toolSearch` option), when the server has it. */
+  readonly toolSearch: ToolSearch | undefined;
   /** Whether completions are served here or by a mounted server. */
   hasCompletions(): boolean;
   readonly toolPages: Paginator<RegisteredTool>;

@@ -48,6 +48,7 @@ import { ClusterLink } from './ClusterLink';
 import type { ClusterChange } from './ClusterLink';
 import type { McpServerOptions } from './options';
 import { registerProvider } from './registerProvider';
+import { ToolSearch } from '../features/toolSearch';
 import { Mount } from '../composition';
 import type { Mountable, MountOptions } from '../composition';
 import { serveSkillFolder } from './skillFolders';
@@ -86,6 +87,7 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
   readonly changes = new ChangeBroadcaster();
   readonly dispatcher = new Dispatcher();
   readonly mounts = new Set<Mount>();
+  readonly toolSearch: ToolSearch | undefined;
   readonly mountedIn = new Set<Mount>();
   readonly observers = new Observers((what, error) => this.reportError(what, error));
   readonly container: DependencyContainer;
@@ -153,6 +155,7 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
     this.modern = modernSettings(options);
     this.defaultLogLevel = options.logLevel ?? 'info';
     this.logRateLimit = options.logRateLimit ?? 100;
+    this.toolSearch = options.toolSearch === undefined ? undefined : new ToolSearch(options.toolSearch === true ? {} : options.toolSearch);
     this.requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
     this.maxRequestsInFlight = positiveInteger(options.maxRequestsInFlight, 1000, 'maxRequestsInFlight');
     this.maxBatchSize = positiveInteger(options.maxBatchSize, 100, 'maxBatchSize');
@@ -165,6 +168,7 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
     this.promptPages = new Paginator('prompts', this.prompts, pageSize);
     this.skillPages = new Paginator('skills', this.skills.registry, pageSize);
     for (const provider of options.providers ?? []) this.register(provider);
+    this.toolSearch?.checkNames(this.tools);
 
     this.log = createLogger((level, data, logger) => {
       const eventKey = this.link?.publish(logger === undefined ? { kind: 'log', level, data } : { kind: 'log', level, data, logger });
@@ -200,6 +204,9 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
   /** Adds a provider class (see McpServer.register). */
   register(provider: Constructor): void {
     const added = registerProvider(this, provider);
+    for (const { kind, key, at } of added.keys) {
+      if (kind === 'tool' && this.toolSearch?.owns(key)) throw new DefinitionError('DUPLICATE_NAME', `${at}: the tool name "${key}" is tool search's; rename the tool or set toolSearch's tool names`);
+    }
     // Where this server is mounted, its new names must be free too.
     for (const mount of this.mountedIn) for (const { kind, key, at } of added.keys) mount.checkFree(kind, key, at);
     this.resolver.register(provider);

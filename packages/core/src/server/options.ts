@@ -1,3 +1,4 @@
+import type { ToolSearchOptions } from '../features/toolSearch';
 import type { DependencyContainer } from 'tsyringe';
 import type { CacheableMethod, CacheHint } from '../eras';
 import type { Constructor, Icon } from '../metadata';
@@ -35,6 +36,13 @@ export interface McpServerOptions {
   logLevel?: LoggingLevel;
   /** Log messages per second one session may receive, in bursts of twice that; default 100. */
   logRateLimit?: number;
+  /**
+   * Tool search, for servers with very many tools: clients list a search tool and a call tool
+   * (plus `pinned` tools) instead of every tool; a search ranks the tools the caller may use,
+   * the call tool runs one through the whole `tools/call` path. Not in the protocol yet: an
+   * option of this server. See the composition guide.
+   */
+  toolSearch?: ToolSearchOptions | true;
   /**
    * 2026-07-28 caching hints (`ttlMs`, `cacheScope`) of the cacheable results, per method.
    * Default `ttlMs: 0` (re-fetch at will; list_changed still tells of changes), `public` for
