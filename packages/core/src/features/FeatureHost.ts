@@ -12,8 +12,7 @@ import type { RegisteredTool } from '../runtime/buildTool';
 import type { ClientFeatures, Context } from '../runtime/Context';
 import type { InvocationTarget } from '../runtime/middleware';
 import type { Paginator } from '../runtime/Paginator';
-import type { Dispatcher } from '../runtime/Dispatcher';
-import type { ToolSearch } from './toolSearch';
+import type { Dispatcher, MethodHandler } from '../runtime/Dispatcher';
 import type { Registry } from '../runtime/Registry';
 import type { RegisteredSkill, SkillCatalog } from '../skills';
 
@@ -26,6 +25,16 @@ export interface SessionConnection {
   log(scope: RequestScope, level: LoggingLevel, data: unknown, logger: string | undefined, relatedRequestId?: undefined, meta?: Record<string, unknown>): void;
 }
 
+/** Tool search, as `tools/list` and `tools/call` use it (features/toolSearch.ts). */
+export interface ToolSearchService {
+  /** Whether `name` is one of the tools tool search adds. */
+  owns(name: string): boolean;
+  /** What `tools/list` shows: tool search's own tools, and the pinned ones of those the caller may see. */
+  listed(visible: readonly RegisteredTool[]): { own: Array<Record<string, unknown>>; pinned: readonly RegisteredTool[] };
+  /** `tools/call` of one of its own tools; `toolsCall` runs a tool it calls. */
+  call(host: FeatureHost, toolsCall: MethodHandler, params: Record<string, unknown>, ctx: Context): Promise<Record<string, unknown>>;
+}
+
 /** What feature handlers may use of the server; keeps features/ from depending on the server. */
 export interface FeatureHost {
   readonly tools: Registry<RegisteredTool>;
@@ -36,7 +45,7 @@ export interface FeatureHost {
   /** Routes requests through the server's middleware (a tool called through tool search). */
   readonly dispatcher: Dispatcher;
   /** Tool search (`toolSearch` option), when the server has it. */
-  readonly toolSearch: ToolSearch | undefined;
+  readonly toolSearch: ToolSearchService | undefined;
   /** Whether completions are served here or by a mounted server. */
   hasCompletions(): boolean;
   readonly toolPages: Paginator<RegisteredTool>;

@@ -1,11 +1,12 @@
 import { DefinitionError, InvalidParamsError } from '../errors';
-import { clip, LATEST_MODERN_VERSION, revisionOf } from '../protocol';
+import { clip } from '../protocol';
+import type { Revision } from '../protocol';
 import type { RegisteredTool } from '../runtime/buildTool';
 import type { Context } from '../runtime/Context';
 import type { MethodHandler } from '../runtime/Dispatcher';
 import type { Registry } from '../runtime/Registry';
 import { callableBy } from './apps';
-import type { FeatureHost } from './FeatureHost';
+import type { FeatureHost, ToolSearchService } from './FeatureHost';
 import { visibleTo } from './listFor';
 
 /** Options of tool search (`new McpServer({ toolSearch })`). */
@@ -36,12 +37,12 @@ interface Indexed {
  * names, titles, descriptions and argument names; the call tool runs one through the whole
  * `tools/call` path (middleware, access rules, validation). The index follows the registry.
  */
-export class ToolSearch {
+export class ToolSearch implements ToolSearchService {
   readonly searchName: string;
   readonly callName: string;
   private readonly pinned: ReadonlySet<string>;
   private readonly maxResults: number;
-  private index: { revision: number; entries: Indexed[]; documentFrequency: Map<string, number> } | undefined;
+  private index: { revision: number; listedAt: Revision; entries: Indexed[]; documentFrequency: Map<string, number> } | undefined;
 
   constructor(options: ToolSearchOptions) {
     const where = 'McpServer: toolSearch';
@@ -90,7 +91,7 @@ export class ToolSearch {
     if (typeof query !== 'string' || query.trim() === '' || query.length > MAX_QUERY) return errorResult(`Invalid arguments for tool "${this.searchName}": "query" must be a non-empty string of at most ${MAX_QUERY} characters`);
     if (limit !== undefined && !(Number.isInteger(limit) && (limit as number) >= 1 && (limit as number) <= MAX_LIMIT)) return errorResult(`Invalid arguments for tool "${this.searchName}": "limit" must be an integer from 1 to ${MAX_LIMIT}`);
     if (unknown.length > 0) return errorResult(`Invalid arguments for tool "${this.searchName}": unknown property "${clip(unknown[0])}"`);
-    const index = this.indexOf(host.tools);
+    const index = this.indexOf(host.tools, ctx.revision);
     // Only what the caller may use: scopes, roles and guards, and apps for clients that show them.
     const visible = new Set(await visibleTo(host, host.tools.list(), ctx));
     const words = termsOf(query);
@@ -134,8 +135,9 @@ export class ToolSearch {
     }
   }
 
-  private indexOf(tools: Registry<RegisteredTool>) {
-    if (this.index?.revision === tools.revision) return this.index;
+  /** The index of the tools as listed at `revision` (titles are in the newer revisions only). */
+  private indexOf(tools: Registry<RegisteredTool>, revision: Revision) {
+    if (this.index?.revision === tools.revision && this.index.listedAt === revision) return this.index;
     const documentFrequency = new Map<string, number>();
     const entries = tools.list().map((tool): Indexed => {
       const terms = new Map<string, number>();
@@ -143,7 +145,7 @@ export class ToolSearch {
         if (typeof text !== 'string') return;
         for (const term of termsOf(text)) terms.set(term, Math.max(terms.get(term) ?? 0, weight));
       };
-      const listing = tool.plainListing(LISTING_REVISION);
+      const listing = tool.plainListing(revision);
       add(tool.name, 3);
       add(listing.title, 2);
       add(listing.description, 1);
@@ -151,7 +153,7 @@ export class ToolSearch {
       for (const term of terms.keys()) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
       return { tool, terms };
     });
-    return (this.index = { revision: tools.revision, entries, documentFrequency });
+    return (this.index = { revision: tools.revision, listedAt: revision, entries, documentFrequency });
   }
 
   private searchListing(): Record<string, unknown> {
@@ -187,8 +189,6 @@ export class ToolSearch {
   }
 }
 
-/** The revision the index reads titles and descriptions at: the newest, which has them all. */
-const LISTING_REVISION = revisionOf(LATEST_MODERN_VERSION);
 
 /** Lowercase words, camelCase and snake_case split: "getWeather_forecast" → get, weather, forecast. */
 function termsOf(text: string): string[] {

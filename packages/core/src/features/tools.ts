@@ -6,7 +6,7 @@ import type { MethodHandler } from '../runtime/Dispatcher';
 import type { FeatureHost } from './FeatureHost';
 import type { CorePlugin } from '../runtime/plugins';
 import { pageFor, perCaller, visibleTo } from './listFor';
-import type { ToolSearch } from './toolSearch';
+import type { ToolSearchService } from './FeatureHost';
 import { callableBy, toolsFor } from './apps';
 import { routeAll } from './routeAll';
 import { callAsTask } from './tasksCall';
@@ -50,7 +50,7 @@ export function toolHandlers(host: FeatureHost): Record<string, MethodHandler> {
 }
 
 /** With tool search, the list is the two search tools and the pinned tools the caller may see, on one page. */
-async function searchList(host: FeatureHost, search: ToolSearch, params: Record<string, unknown>, ctx: Context): Promise<Record<string, unknown>> {
+async function searchList(host: FeatureHost, search: ToolSearchService, params: Record<string, unknown>, ctx: Context): Promise<Record<string, unknown>> {
   if (params.cursor !== undefined) throw new InvalidParamsError('Invalid cursor: this list has one page');
   const { own, pinned } = search.listed(await visibleTo(host, host.tools.list(), ctx));
   const shown = host.appTools ? toolsFor(pinned, ctx) : pinned.map((tool) => tool.listing(ctx.revision));
