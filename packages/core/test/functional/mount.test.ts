@@ -309,3 +309,29 @@ describe('server.mount: tasks', () => {
     await parent.close();
   });
 });
+
+class Dashboard {
+  @Tool({ description: 'Shows the dashboard', ui: { resourceUri: 'ui://dashboard' } })
+  show(): string {
+    return 'dashboard';
+  }
+
+  @Resource({ uri: 'ui://dashboard', ui: {} })
+  page(): string {
+    return '<html><body>dashboard</body></html>';
+  }
+}
+
+describe('server.mount: apps', () => {
+  it('keeps ui:// uris, so a mounted tool still names its UI', async () => {
+    const parent = new McpServer({ name: 'parent', version: '1' });
+    parent.mount([Dashboard], { namespace: 'dash' });
+    const client = await createTestClient(parent, { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } });
+    const [tool] = await client.listTools();
+    expect(tool.name).toBe('dash_show');
+    expect((tool._meta as { ui: { resourceUri: string } }).ui.resourceUri).toBe('ui://dashboard');
+    expect((await client.listResources()).map((r) => r.uri)).toEqual(['ui://dashboard']);
+    expect((await client.readResource('ui://dashboard')).contents[0]).toMatchObject({ uri: 'ui://dashboard', mimeType: 'text/html;profile=mcp-app' });
+    await client.close();
+  });
+});

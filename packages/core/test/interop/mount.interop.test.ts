@@ -86,6 +86,8 @@ let address: ListenAddress;
 beforeEach(async () => {
   gateway = new McpServer({ name: 'gateway', version: '1.0.0', providers: [Own] });
   gateway.mount(new McpServer({ name: 'kb', version: '1.0.0', providers: [KnowledgeBase] }), { namespace: 'kb' });
+  // A mounted tool reshaped for models: clients validate against (and send) what it exposes.
+  gateway.transformTool('kb_search', { name: 'kb_find', keepOriginal: true, description: 'Finds articles', arguments: { query: { name: 'text', description: 'Words to find' } } });
   // An editor sends x-editor: yes (a stand-in for real authentication).
   address = await gateway.listen({
     transport: 'http',
@@ -105,10 +107,16 @@ describe('a gateway mounting two servers, official SDK v1 client (2025-11-25 ses
     client.setNotificationHandler(PromptListChangedNotificationSchema, () => void heard.push('prompts'));
     client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void heard.push('resources'));
     try {
-      expect(names((await client.listTools()).tools)).toEqual(['kb_search', 'status']);
+      expect(names((await client.listTools()).tools)).toEqual(['kb_find', 'kb_search', 'status']);
       expect(text(await client.callTool({ name: 'kb_search', arguments: { query: 'setup' } }))).toBe('3 articles about setup');
       const invalid = await client.callTool({ name: 'kb_search', arguments: { query: 42 } });
       expect(invalid.isError).toBe(true);
+      // The transformed tool: its exposed schema, its argument name, refused under the old one.
+      const find = (await client.listTools()).tools.find((tool) => tool.name === 'kb_find')!;
+      expect(find.description).toBe('Finds articles');
+      expect(find.inputSchema).toMatchObject({ properties: { text: { type: 'string', description: 'Words to find' } }, required: ['text'] });
+      expect(text(await client.callTool({ name: 'kb_find', arguments: { text: 'setup' } }))).toBe('3 articles about setup');
+      expect((await client.callTool({ name: 'kb_find', arguments: { query: 'setup' } })).isError).toBe(true);
       // The mounted server's access rule holds for the gateway's caller.
       await expect(client.callTool({ name: 'kb_reindex', arguments: {} })).rejects.toThrow(/authenticated caller|Unknown tool/);
 
@@ -128,17 +136,17 @@ describe('a gateway mounting two servers, official SDK v1 client (2025-11-25 ses
       const ops = gateway.mount(opsServer, { namespace: 'ops' });
       opsServer.register(Ops);
       await until(() => heard.includes('tools'));
-      expect(names((await client.listTools()).tools)).toEqual(['kb_search', 'ops_restart', 'status']);
+      expect(names((await client.listTools()).tools)).toEqual(['kb_find', 'kb_search', 'ops_restart', 'status']);
       expect(text(await client.callTool({ name: 'ops_restart', arguments: { query: 'db' } }))).toBe('restarted db');
       heard.length = 0;
       opsServer.tools.disable('restart');
       await until(() => heard.includes('tools'));
-      expect(names((await client.listTools()).tools)).toEqual(['kb_search', 'status']);
+      expect(names((await client.listTools()).tools)).toEqual(['kb_find', 'kb_search', 'status']);
       opsServer.tools.enable('restart');
       heard.length = 0;
       ops.unmount();
       await until(() => heard.includes('tools'));
-      expect(names((await client.listTools()).tools)).toEqual(['kb_search', 'status']);
+      expect(names((await client.listTools()).tools)).toEqual(['kb_find', 'kb_search', 'status']);
       await expect(client.callTool({ name: 'ops_restart', arguments: { query: 'db' } })).rejects.toThrow(/Unknown tool/);
     } finally {
       await client.close();
@@ -150,7 +158,7 @@ describe('a gateway mounting two servers, official SDK v1 client (2025-11-25 ses
     const transport = new V1Transport(new URL(address.url), { requestInit: { headers: { 'x-editor': 'yes' } } });
     const { client } = await connectSdkClient(transport, { protocolVersion: '2025-11-25' });
     try {
-      expect(names((await client.listTools()).tools)).toEqual(['kb_reindex', 'kb_search', 'status']);
+      expect(names((await client.listTools()).tools)).toEqual(['kb_find', 'kb_reindex', 'kb_search', 'status']);
       expect(text(await client.callTool({ name: 'kb_reindex', arguments: {} }))).toBe('reindexed');
     } finally {
       await client.close();
@@ -165,8 +173,10 @@ describe('a gateway mounting two servers, official SDK v2 client pinned to 2026-
     await client.connect(recorder as never);
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe(V2);
-      expect(names((await client.listTools()).tools)).toEqual(['kb_search', 'status']);
+      expect(names((await client.listTools()).tools)).toEqual(['kb_find', 'kb_search', 'status']);
       expect(text(await client.callTool({ name: 'kb_search', arguments: { query: 'intro' } }))).toBe('3 articles about intro');
+      expect(text(await client.callTool({ name: 'kb_find', arguments: { text: 'intro' } }))).toBe('3 articles about intro');
+      expect((await client.callTool({ name: 'kb_find', arguments: { query: 'intro' } })).isError).toBe(true);
       expect((await client.readResource({ uri: 'kb://kb/articles' })).contents[0]).toMatchObject({ uri: 'kb://kb/articles', mimeType: 'application/json' });
       expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual(['kb://kb/articles{/slug*}', 'urn:kb:isbn:{isbn}']);
       const completed = await client.complete({ ref: { type: 'ref/prompt', name: 'kb_explain' }, argument: { name: 'topic', value: 's' } });
@@ -176,10 +186,10 @@ describe('a gateway mounting two servers, official SDK v2 client pinned to 2026-
       const subscription = await client.listen({ toolsListChanged: true });
       const ops = gateway.mount([Ops], { namespace: 'ops' });
       await changed;
-      expect(names((await client.listTools()).tools)).toEqual(['kb_search', 'ops_restart', 'status']);
+      expect(names((await client.listTools()).tools)).toEqual(['kb_find', 'kb_search', 'ops_restart', 'status']);
       expect(text(await client.callTool({ name: 'ops_restart', arguments: { query: 'cache' } }))).toBe('restarted cache');
       ops.unmount();
-      expect(names((await client.listTools()).tools)).toEqual(['kb_search', 'status']);
+      expect(names((await client.listTools()).tools)).toEqual(['kb_find', 'kb_search', 'status']);
       await subscription.close();
     } finally {
       await client.close();
