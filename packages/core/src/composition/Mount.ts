@@ -13,6 +13,8 @@ import type { MountedItem } from '../runtime/mounted';
 import type { Registry } from '../runtime/Registry';
 import type { Revision } from '../protocol';
 import { UriTemplate } from '../uri';
+import { skillUris } from '../skills';
+import type { RegisteredSkill, SkillCatalog } from '../skills';
 import { checkNamespace, mountedName, mountedUri, unmountedUri } from './names';
 import type { MountedNames } from './names';
 
@@ -22,6 +24,7 @@ export interface Mountable {
   readonly prompts: Registry<RegisteredPrompt>;
   readonly resources: Registry<RegisteredResource>;
   readonly templates: Registry<RegisteredResource>;
+  readonly skills: SkillCatalog;
   readonly access: AccessPolicy;
   readonly dispatcher: Dispatcher;
   readonly container: DependencyContainer;
@@ -56,7 +59,7 @@ export interface MountOptions {
   onCollision?: 'error' | 'skip';
 }
 
-type Kind = 'tool' | 'prompt' | 'resource' | 'template';
+type Kind = 'tool' | 'prompt' | 'resource' | 'template' | 'skill';
 
 interface KindOps<T> {
   registry(server: Mountable): Registry<T>;
@@ -156,7 +159,9 @@ export class Mount {
   }
 
   private parentKeyOf(kind: Kind, childKey: string): string {
-    return kind === 'tool' || kind === 'prompt' ? mountedName(this.namespace, childKey, this.names, kind) : mountedUri(this.namespace, childKey);
+    if (kind === 'tool' || kind === 'prompt') return mountedName(this.namespace, childKey, this.names, kind);
+    // A skill's path takes the namespace as its first segment: skill://<namespace>/<path>/SKILL.md.
+    return kind === 'skill' ? `${this.namespace}/${childKey}` : mountedUri(this.namespace, childKey);
   }
 
   /** Mirrors the mounted server's items of one kind into the parent: added, removed, enabled, disabled. */
@@ -226,7 +231,7 @@ export class Mount {
   }
 }
 
-const KINDS: readonly Kind[] = ['tool', 'prompt', 'resource', 'template'];
+const KINDS: readonly Kind[] = ['tool', 'prompt', 'resource', 'template', 'skill'];
 
 /** A listing per revision, made once: the mounted item's own with the parent's name or uri. */
 function renamedListing(listing: (revision: Revision) => Record<string, unknown>, rename: Record<string, unknown>): (revision: Revision) => Record<string, unknown> {
@@ -238,7 +243,12 @@ function renamedListing(listing: (revision: Revision) => Record<string, unknown>
   };
 }
 
-const OPS: { [K in Kind]: KindOps<K extends 'tool' ? RegisteredTool : K extends 'prompt' ? RegisteredPrompt : RegisteredResource> } = {
+const OPS: { [K in Kind]: KindOps<K extends 'tool' ? RegisteredTool : K extends 'prompt' ? RegisteredPrompt : K extends 'skill' ? RegisteredSkill : RegisteredResource> } = {
+  skill: {
+    registry: (server) => server.skills.registry,
+    keyOf: (skill) => skill.path,
+    shown: (skill, path, mounted) => ({ ...skill, path, ...skillUris(path), mounted }),
+  },
   tool: {
     registry: (server) => server.tools,
     keyOf: (tool) => tool.name,

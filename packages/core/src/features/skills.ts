@@ -131,7 +131,9 @@ const made = new WeakMap<RegisteredSkill, Promise<SkillFiles>>();
 /** A skill's files: a folder's as read; a `@Skill` method's made once (or, when dynamic, for every request). */
 function filesOf(host: FeatureHost, skill: RegisteredSkill, ctx: Context): Promise<SkillFiles> {
   if (skill.files) return Promise.resolve(skill.files);
-  const make = async () => skillFilesOf(skill, await host.invoke(skill.target, [ctx], ctx));
+  // A mounted server's `@Skill` method runs in that server (its container, its middleware).
+  const invoke = skill.mounted ? skill.mounted.invoke : (target: RegisteredSkill['target'], args: readonly unknown[], context: Context) => host.invoke(target, args, context);
+  const make = async () => skillFilesOf(skill, await invoke(skill.target, [ctx], ctx));
   if (skill.dynamic) return make();
   let files = made.get(skill);
   if (!files) {

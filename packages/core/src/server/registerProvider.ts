@@ -24,7 +24,7 @@ export type ProviderRegistries = Pick<FeatureHost, 'tools' | 'resources' | 'temp
 export function registerProvider(
   registries: ProviderRegistries,
   provider: Constructor,
-): { commit(): void; completions: number; keys: Array<{ kind: 'tool' | 'prompt' | 'resource' | 'template'; key: string; at: string }> } {
+): { commit(): void; completions: number; keys: Array<{ kind: 'tool' | 'prompt' | 'resource' | 'template' | 'skill'; key: string; at: string }> } {
   const origin = (methodName: string) => `${provider.name}.${methodName}`;
   const tools = metadataStore.definitionsOf(provider, 'tool').map((d) => ({ item: buildTool(d, provider), at: origin(d.methodName) }));
   const resources = metadataStore.definitionsOf(provider, 'resource').map((d) => ({ item: buildResource(d, provider), at: origin(d.methodName) }));
@@ -74,6 +74,7 @@ export function registerProvider(
       ...tools.map(({ item, at }) => ({ kind: 'tool' as const, key: item.name, at })),
       ...prompts.map(({ item, at }) => ({ kind: 'prompt' as const, key: item.name, at })),
       ...resources.map(({ item, at }) => ({ kind: item.template ? ('template' as const) : ('resource' as const), key: item.key, at })),
+      ...skills.map(({ item, at }) => ({ kind: 'skill' as const, key: item.path, at })),
     ],
     commit() {
       for (const { registry, key, item, at } of additions) registry.add(key, item, at);

@@ -1,3 +1,4 @@
+import type { MountedItem } from '../runtime/mounted';
 import { DefinitionError } from '../errors';
 import type { InvocationTarget } from '../runtime/middleware';
 import { Registry } from '../runtime/Registry';
@@ -28,6 +29,8 @@ export interface RegisteredSkill {
   readonly target: InvocationTarget;
   /** Where it was declared, for messages. */
   readonly origin: string;
+  /** Set when the skill comes from a mounted server (`server.mount`). */
+  readonly mounted?: MountedItem;
 }
 
 /** The URI of `file` (a path under the skill's root) in `skill`. */

@@ -1,4 +1,4 @@
-export { SkillCatalog, SKILL_FILE, fileUri } from './SkillCatalog';
+export { SkillCatalog, SKILL_FILE, fileUri, skillUris } from './SkillCatalog';
 export type { RegisteredSkill } from './SkillCatalog';
 export type { SkillFolderOptions } from './folder';
 export { buildSkill, skillFilesOf } from './fromMethod';

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
-import { Completion, Context, DefinitionError, McpServer, Prompt, Resource, Scopes, Tool } from '@typemcp/core';
+import { Completion, Context, DefinitionError, McpServer, Prompt, Resource, Scopes, Skill, Tool } from '@typemcp/core';
+import type { SkillContent } from '@typemcp/core';
 import type { Middleware } from '@typemcp/core';
 import { createTestClient } from '@typemcp/testing';
 import { injectable } from 'tsyringe';
@@ -332,6 +333,34 @@ describe('server.mount: apps', () => {
     expect((tool._meta as { ui: { resourceUri: string } }).ui.resourceUri).toBe('ui://dashboard');
     expect((await client.listResources()).map((r) => r.uri)).toEqual(['ui://dashboard']);
     expect((await client.readResource('ui://dashboard')).contents[0]).toMatchObject({ uri: 'ui://dashboard', mimeType: 'text/html;profile=mcp-app' });
+    await client.close();
+  });
+});
+
+@injectable()
+class SkillSource {
+  constructor(private readonly greeter: Greeter) {}
+
+  @Skill({ path: 'release-checklist', description: 'Check a release' })
+  checklist(): SkillContent {
+    return { instructions: `# Release\n\n${this.greeter.greet('team')}\n`, files: { 'steps.md': '1. Tag\n' } };
+  }
+}
+
+describe('server.mount: skills', () => {
+  it('serves the mounted skills under skill://<namespace>/…, made by the mounted server', async () => {
+    const { container } = await import('tsyringe');
+    const inner = new McpServer({ name: 'inner', version: '1', providers: [SkillSource], container: container.createChildContainer() });
+    const parent = new McpServer({ name: 'parent', version: '1' });
+    parent.mount(inner, { namespace: 'team' });
+    const client = await createTestClient(parent);
+    expect((await client.listSkills()).map((s) => s.uri)).toEqual(['skill://team/release-checklist/SKILL.md']);
+    const got = (await client.request('skills/get', { uri: 'skill://team/release-checklist/SKILL.md' })) as { skill: { uri: string; resources?: Array<{ uri: string }> } };
+    expect(got.skill.uri).toBe('skill://team/release-checklist/SKILL.md');
+    expect(got.skill.resources?.map((r) => r.uri).sort()).toEqual(['skill://team/release-checklist/SKILL.md', 'skill://team/release-checklist/steps.md']);
+    const read = await client.readResource('skill://team/release-checklist/SKILL.md');
+    expect((read.contents[0] as { text: string }).text).toContain('hello team');
+    expect((await client.readResource('skill://team/release-checklist/steps.md')).contents[0]).toMatchObject({ text: '1. Tag\n' });
     await client.close();
   });
 });
