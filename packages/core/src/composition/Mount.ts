@@ -35,6 +35,8 @@ export interface Mountable {
   readonly mountedIn: Set<Mount>;
   invoke(target: InvocationTarget, args: readonly unknown[], ctx: Context): unknown;
   reportError(what: string, error: unknown): void;
+  /** Tool search, whose two tool names no mounted tool may take. */
+  readonly toolSearch: { owns(name: string): boolean } | undefined;
   readonly debug: boolean;
   notifyUpdated(uri: string): void;
   hasCompletions(): boolean;
@@ -74,8 +76,11 @@ export class Mount {
   readonly namespace: string;
   private readonly names: MountedNames;
   private readonly onCollision: 'error' | 'skip';
-  /** Per kind: the mounted server's key → what the parent shows, and the state last mirrored. */
-  private readonly shown = new Map<Kind, Map<string, { parentKey: string; source: unknown; enabled: boolean }>>();
+  /**
+   * Per kind: the mounted server's key → what the parent shows (`item`), made from `source`,
+   * the state last mirrored, and whether the mount disabled it (the parent's own disable stays).
+   */
+  private readonly shown = new Map<Kind, Map<string, { parentKey: string; source: unknown; item: unknown; enabled: boolean; disabledByMount: boolean }>>();
   private readonly stops: Array<() => void> = [];
   private mounted = false;
 
@@ -105,8 +110,11 @@ export class Mount {
       const taken = new Set<string>();
       for (const { item } of ops.registry(this.child).all()) {
         const parentKey = this.parentKeyOf(kind, ops.keyOf(item));
-        if ((ops.registry(this.parent).has(parentKey) || taken.has(parentKey)) && this.onCollision === 'error') throw duplicate(kind, parentKey, this.namespace);
+        const reserved = kind === 'tool' && this.parent.toolSearch?.owns(parentKey);
+        if ((ops.registry(this.parent).has(parentKey) || taken.has(parentKey) || reserved) && this.onCollision === 'error') throw duplicate(kind, parentKey, this.namespace);
         taken.add(parentKey);
+        // Where the parent is mounted, the name must be free too.
+        for (const outer of this.parent.mountedIn) outer.checkFree(kind, parentKey, `server.mount("${this.namespace}")`);
       }
     }
     this.mounted = true;
@@ -138,7 +146,13 @@ export class Mount {
     for (const stop of this.stops.splice(0)) stop();
     for (const kind of KINDS) {
       const registry = OPS[kind].registry(this.parent) as Registry<unknown>;
-      for (const { parentKey } of this.shown.get(kind)?.values() ?? []) registry.remove(parentKey);
+      const shown = [...(this.shown.get(kind)?.values() ?? [])];
+      for (const { parentKey, item } of shown) removeIfStill(registry, parentKey, item);
+      // Tools made from the mounted ones (server.transformTool) go with them.
+      if (kind === 'tool') {
+        const mine = new Set(shown.map((entry) => entry.item));
+        for (const { name, item } of this.parent.tools.all()) if (item.transformedFrom && mine.has(item.transformedFrom)) this.parent.tools.remove(name);
+      }
       this.shown.delete(kind);
     }
     this.parent.mounts.delete(this);
@@ -152,7 +166,11 @@ export class Mount {
    */
   checkFree(kind: Kind, childKey: string, where: string): void {
     const parentKey = this.parentKeyOf(kind, childKey);
-    if (OPS[kind].registry(this.parent).has(parentKey)) {
+    // A key this mount shows itself (the mounted server replaced the item in this tick) is free for it.
+    const own = [...(this.shown.get(kind)?.values() ?? [])].some((entry) => entry.parentKey === parentKey && (OPS[kind].registry(this.parent) as Registry<unknown>).itemNamed(parentKey) === entry.item);
+    if (this.onCollision === 'skip' || own) return;
+    const reserved = kind === 'tool' && this.parent.toolSearch?.owns(parentKey);
+    if (OPS[kind].registry(this.parent).has(parentKey) || reserved) {
       throw new DefinitionError('DUPLICATE_NAME', `${where}: a ${kind} named "${childKey}" would be "${parentKey}" where this server is mounted ("${this.namespace}"), which has one already`);
     }
     for (const outer of this.parent.mountedIn) outer.checkFree(kind, parentKey, where);
@@ -161,7 +179,12 @@ export class Mount {
   private parentKeyOf(kind: Kind, childKey: string): string {
     if (kind === 'tool' || kind === 'prompt') return mountedName(this.namespace, childKey, this.names, kind);
     // A skill's path takes the namespace as its first segment: skill://<namespace>/<path>/SKILL.md.
-    return kind === 'skill' ? `${this.namespace}/${childKey}` : mountedUri(this.namespace, childKey);
+    if (kind === 'skill') return `${this.namespace}/${childKey}`;
+    const uri = mountedUri(this.namespace, childKey);
+    if (uri === childKey && !/^ui:/i.test(childKey)) {
+      throw new DefinitionError('INVALID_OPTION', `server.mount("${this.namespace}"): the ${kind} "${childKey}" has no literal scheme to put the namespace after; give it one (e.g. "docs://{path}")`);
+    }
+    return uri;
   }
 
   /** Mirrors the mounted server's items of one kind into the parent: added, removed, enabled, disabled. */
@@ -172,27 +195,48 @@ export class Mount {
     let shown = this.shown.get(kind);
     if (!shown) this.shown.set(kind, (shown = new Map()));
     const current = new Map(ops.registry(this.child).all().map((entry) => [ops.keyOf(entry.item), entry]));
+    const stillOurs = (entry: { parentKey: string; item: unknown }) => target.itemNamed(entry.parentKey) === entry.item;
     for (const [childKey, entry] of shown) {
       if (current.get(childKey)?.item === entry.source) continue;
-      target.remove(entry.parentKey);
+      removeIfStill(target as Registry<unknown>, entry.parentKey, entry.item);
       shown.delete(childKey);
     }
     for (const [childKey, { item, enabled }] of current) {
       const known = shown.get(childKey);
       if (known) {
-        // The parent's own enable/disable stays until the mounted server changes the item's state.
-        if (known.enabled !== enabled) (enabled ? target.enable(known.parentKey) : target.disable(known.parentKey));
+        // Mirrors the mounted server's changes of state; the parent's own disable (or a
+        // transformTool that hid the item) stays: only what the mount disabled is enabled again.
+        if (known.enabled !== enabled && stillOurs(known)) {
+          if (!enabled && target.get(known.parentKey) !== undefined) {
+            target.disable(known.parentKey);
+            known.disabledByMount = true;
+          } else if (enabled && known.disabledByMount) {
+            target.enable(known.parentKey);
+            known.disabledByMount = false;
+          }
+        }
         known.enabled = enabled;
         continue;
       }
-      const parentKey = this.parentKeyOf(kind, childKey);
-      if (target.has(parentKey)) continue; // skipped (onCollision: 'skip'): the parent's own stays
+      let parentKey: string;
+      try {
+        parentKey = this.parentKeyOf(kind, childKey);
+      } catch (error) {
+        this.parent.reportError(`server.mount("${this.namespace}"): a ${kind} of the mounted server is not shown`, error);
+        continue;
+      }
+      if (target.has(parentKey) || (kind === 'tool' && this.parent.toolSearch?.owns(parentKey))) continue; // taken: the parent's own stays
       // The parent lists per caller by the mounted item's own access rules.
       this.parent.access.register([(item as { target: InvocationTarget }).target]);
-      target.add(parentKey, ops.shown(item, parentKey, this.item(childKey)), `server.mount("${this.namespace}")`);
+      const made = ops.shown(item, parentKey, this.item(childKey));
+      target.add(parentKey, made, `server.mount("${this.namespace}")`);
       if (!enabled) target.disable(parentKey);
-      shown.set(childKey, { parentKey, source: item, enabled });
+      shown.set(childKey, { parentKey, source: item, item: made, enabled, disabledByMount: !enabled });
     }
+  }
+
+  private checkMounted(childKey: string): void {
+    if (!this.mounted) throw new InvalidParamsError(`Unknown tool, prompt or resource: ${childKey} (the server "${this.namespace}" was unmounted)`);
   }
 
   private item(childKey: string): MountedItem {
@@ -200,15 +244,20 @@ export class Mount {
     return {
       childKey,
       forward: async (method, params, ctx) => {
+        this.checkMounted(childKey);
         const route = child.dispatcher.routeOf(method);
         if (!route) throw new Error(`the mounted server "${namespace}" does not serve ${method}`);
         const inChild = ctx.forMount(child.container, params);
         return child.dispatcher.dispatch(route.handler, method, params, inChild);
       },
       runTool: (args, ctx) => {
+        this.checkMounted(childKey);
         const tool = child.tools.get(childKey);
         if (!tool) throw new InvalidParamsError(`Unknown tool: ${childKey} (no longer served by the mounted server "${namespace}")`);
         const params: Record<string, unknown> = args === undefined ? { name: childKey } : { name: childKey, arguments: args };
+        // The request's _meta (progress token, trace context) reaches the mounted server's middleware too.
+        const meta = ctx.requestParams._meta;
+        if (meta !== undefined) params._meta = meta;
         // Synchronous unless something on the way is not: most calls are not.
         const run = (_params: Record<string, unknown>, runCtx: Context): Record<string, unknown> | Promise<Record<string, unknown>> => {
           const allowed = child.access.check(tool.target, runCtx);
@@ -282,6 +331,11 @@ const OPS: { [K in Kind]: KindOps<K extends 'tool' ? RegisteredTool : K extends 
     }),
   },
 };
+
+/** Removes `key` when the registry still holds `item` under it (not an item of the parent's that took the key since). */
+function removeIfStill(registry: Registry<unknown>, key: string, item: unknown): void {
+  if (registry.itemNamed(key) === item) registry.remove(key);
+}
 
 function reaches(from: Mountable, to: Mountable): boolean {
   for (const mount of from.mounts) if (mount.child === to || reaches(mount.child, to)) return true;

@@ -8,6 +8,7 @@ import type { Context } from '../runtime/Context';
 import type { Registry } from '../runtime/Registry';
 import type { JsonSchema } from '../schema';
 import { checkSchema, compileAuthoredSchema } from '../validation';
+import { headerParamsOf } from '../runtime/headerParams';
 
 /** How one argument of a tool is shown to clients (`ToolTransform.arguments`). */
 export interface ArgumentTransform {
@@ -48,13 +49,21 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
  * description and arguments and are validated against that schema; the original's own
  * validation still checks what reaches it.
  */
-export function transformTool(host: ToolInvoker, tools: Registry<RegisteredTool>, name: string, transform: ToolTransform): RegisteredTool {
+export function transformTool(
+  host: ToolInvoker,
+  tools: Registry<RegisteredTool>,
+  name: string,
+  transform: ToolTransform,
+  /** Throws when the server may not take `name` (tool search's names, a clash where it is mounted). */
+  checkName: (name: string, where: string) => void,
+): RegisteredTool {
   const where = `server.transformTool("${name}")`;
-  const original = tools.all().find((entry) => entry.name === name)?.item;
+  const original = tools.itemNamed(name);
   if (!original) throw new DefinitionError('INVALID_OPTION', `${where}: no tool is named "${name}"`);
   const newName = transform.name ?? name;
   if (!TOOL_NAME.test(newName)) throw new DefinitionError('INVALID_OPTION', `${where}: name must be 1-128 characters of A-Z, a-z, 0-9, "_", "-" or ".", not ${JSON.stringify(newName)}`);
   if (newName !== name && tools.has(newName)) throw new DefinitionError('DUPLICATE_NAME', `${where}: a tool named "${newName}" is already registered`);
+  if (newName !== name) checkName(newName, where);
   const { schema, toOriginal } = exposedArguments(original.inputSchema, transform.arguments ?? {}, where);
   checkSchema(schema);
   const check = compileAuthoredSchema(schema);
@@ -80,6 +89,9 @@ export function transformTool(host: ToolInvoker, tools: Registry<RegisteredTool>
     ...original,
     name: newName,
     inputSchema: schema,
+    // Mirrored headers (2026-07-28 `x-mcp-header`) name the arguments as clients send them.
+    headerParams: headerParamsOf(schema, where),
+    transformedFrom: original,
     inputValidator: {
       validate: (args) => {
         const errors = check(args);
@@ -116,6 +128,8 @@ function exposedArguments(
   const shownRequired: string[] = [];
   const renames = new Map<string, string>(); // shown name → own name
   const defaults: Array<[string, unknown]> = [];
+  /** Arguments clients cannot set: their default always applies. */
+  const forced = new Set<string>();
   for (const key of Object.keys(transforms)) {
     if (!(key in properties)) throw new DefinitionError('INVALID_OPTION', `${where}: the tool has no argument "${key}" (it has ${Object.keys(properties).join(', ') || 'none'})`);
   }
@@ -125,6 +139,7 @@ function exposedArguments(
     if (hasDefault) defaults.push([own, change.default]);
     if (change.hide) {
       if (required.has(own) && !hasDefault) throw new DefinitionError('INVALID_OPTION', `${where}: argument "${own}" is required: a hidden one needs a default`);
+      forced.add(own);
       continue;
     }
     const shown = change.name ?? own;
@@ -137,14 +152,18 @@ function exposedArguments(
     renames.set(shown, own);
     if (required.has(own) && !hasDefault) shownRequired.push(shown);
   }
-  const schema: JsonSchema = { ...original, properties: shownProperties };
+  // Only the arguments shown: a client cannot reach a hidden one, or one by its old name.
+  const schema: JsonSchema = { ...original, properties: shownProperties, additionalProperties: false };
   if (shownRequired.length > 0) schema.required = shownRequired;
   else delete schema.required;
   const toOriginal = (args: Record<string, unknown>, ctx: Context): Record<string, unknown> => {
     const own: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(args)) own[renames.get(key) ?? key] = value;
+    for (const [key, value] of Object.entries(args)) {
+      const target = renames.get(key);
+      if (target !== undefined) own[target] = value;
+    }
     for (const [key, value] of defaults) {
-      if (own[key] === undefined) own[key] = typeof value === 'function' ? (value as (ctx: Context) => unknown)(ctx) : value;
+      if (own[key] === undefined || forced.has(key)) own[key] = typeof value === 'function' ? (value as (ctx: Context) => unknown)(ctx) : value;
     }
     return own;
   };

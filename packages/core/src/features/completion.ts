@@ -31,15 +31,15 @@ export function completionHandlers(host: FeatureHost): Record<string, MethodHand
     if (ref?.type === 'ref/prompt' && typeof ref.name === 'string') {
       const prompt = host.prompts.get(ref.name);
       if (!prompt) throw new InvalidParamsError(`Unknown prompt: ${clip(String(ref.name))}`, { name: echo(ref.name) });
-      if (prompt.mounted) return prompt.mounted.forward('completion/complete', { ...params, ref: { ...ref, name: prompt.mounted.childKey } }, ctx);
       // Completing the arguments of a prompt takes the right to use it.
       await host.access.check(prompt.target, ctx);
+      if (prompt.mounted) return prompt.mounted.forward('completion/complete', { ...params, ref: { ...ref, name: prompt.mounted.childKey } }, ctx);
       key = completionKey({ prompt: ref.name, argument: argument.name });
     } else if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') {
       const resource = host.templates.get(ref.uri) ?? host.resources.get(ref.uri);
       if (!resource) throw new InvalidParamsError(`Unknown resource or template: ${clip(String(ref.uri))}`, { uri: echo(ref.uri) });
-      if (resource.mounted) return resource.mounted.forward('completion/complete', { ...params, ref: { ...ref, uri: resource.mounted.childKey } }, ctx);
       await host.access.check(resource.target, ctx);
+      if (resource.mounted) return resource.mounted.forward('completion/complete', { ...params, ref: { ...ref, uri: resource.mounted.childKey } }, ctx);
       key = completionKey({ resource: ref.uri, argument: argument.name });
     } else {
       throw new InvalidParamsError('completion/complete needs "ref" of type "ref/prompt" (with "name") or "ref/resource" (with "uri")');

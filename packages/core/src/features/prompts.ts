@@ -35,8 +35,9 @@ export function promptHandlers(host: FeatureHost): Record<string, MethodHandler>
     if (typeof name !== 'string') throw new InvalidParamsError('prompts/get needs a string "name"');
     const prompt = host.prompts.get(name);
     if (!prompt) throw new InvalidParamsError(`Unknown prompt: ${clip(name)}`, { name: echo(name) });
-    if (prompt.mounted) return prompt.mounted.forward('prompts/get', { ...params, name: prompt.mounted.childKey }, ctx);
+    // This server's rules first (its authentication too), then the mounted server's own.
     await host.access.check(prompt.target, ctx);
+    if (prompt.mounted) return prompt.mounted.forward('prompts/get', { ...params, name: prompt.mounted.childKey }, ctx);
     const given = params.arguments ?? {};
     if (typeof given !== 'object' || given === null || Array.isArray(given)) {
       throw new InvalidParamsError(`Invalid arguments for prompt "${name}": "arguments" must be an object of strings`);

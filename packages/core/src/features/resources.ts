@@ -55,14 +55,16 @@ export function resourceHandlers(host: FeatureHost): Record<string, MethodHandle
       if (contents) return { contents };
       throw resourceNotFound(uri);
     }
+    await host.access.check(found.resource.target, ctx);
     const mounted = found.resource.mounted;
     if (mounted) {
-      // The mounted server reads its own uri; the contents name this server's.
-      const read = await mounted.forward('resources/read', { ...params, uri: mounted.toChildUri(uri)! }, ctx);
+      // The mounted server reads its own uri; contents of that uri name this server's.
+      const childUri = mounted.toChildUri(uri);
+      if (childUri === undefined) throw resourceNotFound(uri);
+      const read = await mounted.forward('resources/read', { ...params, uri: childUri }, ctx);
       const contents = (read.contents as Array<Record<string, unknown>> | undefined) ?? [];
-      return { ...read, contents: contents.map((item) => (typeof item.uri === 'string' ? { ...item, uri: mounted.toParentUri(item.uri) } : item)) };
+      return { ...read, contents: contents.map((item) => (item.uri === childUri ? { ...item, uri } : item)) };
     }
-    await host.access.check(found.resource.target, ctx);
     const args = found.variables === undefined ? [ctx] : [found.variables, ctx];
     const cache = found.resource.definition.options.cache;
     if (cache) ctx.hintResult(cache);

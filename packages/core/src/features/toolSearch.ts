@@ -97,7 +97,8 @@ export class ToolSearch implements ToolSearchService {
     const words = termsOf(query);
     const ranked: Array<{ tool: RegisteredTool; score: number }> = [];
     for (const entry of index.entries) {
-      if (!visible.has(entry.tool) || !callableBy(entry.tool, ctx) || this.owns(entry.tool.name)) continue;
+      // A tool that runs only as a task cannot be called through call_tool: it is not offered.
+      if (!visible.has(entry.tool) || !callableBy(entry.tool, ctx) || this.owns(entry.tool.name) || entry.tool.taskSupport === 'required') continue;
       let score = 0;
       for (const word of words) {
         const weight = entry.terms.get(word) ?? prefixWeight(entry.terms, word);
@@ -122,6 +123,7 @@ export class ToolSearch implements ToolSearchService {
     const { name } = args;
     if (typeof name !== 'string') return errorResult(`Invalid arguments for tool "${this.callName}": "name" must be the name of a tool that ${this.searchName} found`);
     if (this.owns(name)) return errorResult(`Invalid arguments for tool "${this.callName}": "${name}" is not a tool to call through it`);
+    if (host.tools.get(name)?.taskSupport === 'required') return errorResult(`The tool "${name}" runs only as a task: call it with tools/call and a task, not through ${this.callName}`);
     const unknown = Object.keys(args).filter((key) => key !== 'name' && key !== 'arguments');
     if (unknown.length > 0) return errorResult(`Invalid arguments for tool "${this.callName}": unknown property "${clip(unknown[0])}"`);
     // The found tool's own tools/call: middleware again (it sees that tool), access rules, validation.

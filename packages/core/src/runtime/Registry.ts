@@ -71,6 +71,11 @@ export class Registry<T> {
     return (this.snapshot ??= [...this.entries.values()].filter((e) => e.enabled).map(({ item, seq }) => ({ item, seq })));
   }
 
+  /** The item with that name, enabled or not. */
+  itemNamed(name: string): T | undefined {
+    return this.entries.get(name)?.item;
+  }
+
   /** Every item, enabled or not, by name, in registration order. */
   all(): Array<{ name: string; item: T; enabled: boolean }> {
     return [...this.entries].map(([name, { item, enabled }]) => ({ name, item, enabled }));

@@ -95,7 +95,7 @@ export class McpServer {
    * Under a new name the original is hidden unless `keepOriginal`. Returns the server.
    */
   transformTool(name: string, transform: ToolTransform): this {
-    transformTool(this.runtime, this.runtime.tools, name, transform);
+    transformTool(this.runtime, this.runtime.tools, name, transform, (newName, where) => this.runtime.checkToolName(newName, where));
     return this;
   }
 

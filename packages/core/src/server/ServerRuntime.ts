@@ -351,6 +351,12 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
     return mount;
   }
 
+  /** Throws when a tool may not be named `name` here: tool search's names, a clash where this server is mounted. */
+  checkToolName(name: string, where: string): void {
+    if (this.toolSearch?.owns(name)) throw new DefinitionError('DUPLICATE_NAME', `${where}: the tool name "${name}" is tool search's`);
+    for (const mount of this.mountedIn) mount.checkFree('tool', name, where);
+  }
+
   /** Whether completions are served here or by a mounted server. */
   hasCompletions(): boolean {
     if (this.completions.size > 0) return true;

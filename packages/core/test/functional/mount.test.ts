@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
-import { Completion, Context, DefinitionError, McpServer, Prompt, Resource, Scopes, Skill, Tool } from '@typemcp/core';
+import { AuthenticationService, Completion, Context, DefinitionError, McpServer, Prompt, Resource, Scopes, Skill, Tool } from '@typemcp/core';
 import type { SkillContent } from '@typemcp/core';
 import type { Middleware } from '@typemcp/core';
 import { createTestClient } from '@typemcp/testing';
@@ -362,5 +362,90 @@ describe('server.mount: skills', () => {
     expect((read.contents[0] as { text: string }).text).toContain('hello team');
     expect((await client.readResource('skill://team/release-checklist/steps.md')).contents[0]).toMatchObject({ text: '1. Tag\n' });
     await client.close();
+  });
+});
+
+describe('server.mount: what the review found', () => {
+  const authenticated = {
+    name: 'test-auth',
+    register(host: { provide(key: unknown, value: unknown): void }) {
+      host.provide(AuthenticationService, { authenticate: () => undefined, challenge: () => 'Bearer', allowAnonymous: true });
+    },
+  };
+
+  it("checks the parent's own rules (its authentication) before a mounted prompt, read or completion", async () => {
+    const parent = new McpServer({ name: 'parent', version: '1' });
+    parent.plugin(authenticated as never);
+    parent.mount([WeatherTools], { namespace: 'wx' });
+    const anonymous = await createTestClient(parent);
+    await expect(anonymous.getPrompt('wx_chat', { topic: 'rain' })).rejects.toThrow(/authenticated caller/);
+    await expect(anonymous.readResource('weather://wx/stations')).rejects.toThrow(/authenticated caller/);
+    await expect(anonymous.complete({ type: 'ref/prompt', name: 'wx_chat' }, { name: 'topic', value: 'r' })).rejects.toThrow(/authenticated caller/);
+    await anonymous.close();
+    const known = await createTestClient(parent, { principal: { subject: 'ada', scopes: [], claims: {} } });
+    expect(JSON.stringify((await known.getPrompt('wx_chat', { topic: 'rain' })).messages)).toContain('rain');
+    await known.close();
+  });
+
+  it('takes tools made from mounted ones out with the mount, and keeps a renamed transform hiding its original', async () => {
+    const weather = new McpServer({ name: 'weather', version: '1', providers: [WeatherTools] });
+    const parent = new McpServer({ name: 'parent', version: '1' });
+    const mounted = parent.mount(weather, { namespace: 'wx' });
+    parent.transformTool('wx_forecast', { name: 'forecast_now' });
+    expect(parent.tools.names()).toEqual(['wx_reset', 'forecast_now']);
+    weather.tools.disable('forecast');
+    await pause(5);
+    weather.tools.enable('forecast');
+    await pause(5);
+    // The transform hid the original; the mounted server's enable does not bring it back.
+    expect(parent.tools.names()).toEqual(['wx_reset', 'forecast_now']);
+    mounted.unmount();
+    expect(parent.tools.names()).toEqual([]);
+  });
+
+  it('lets the mounted server replace an item within one tick, and keeps contents uris that are not its own', async () => {
+    class Linker {
+      @Resource({ uri: 'docs://page', mimeType: 'text/plain' })
+      page() {
+        return { contents: [{ uri: 'docs://page', text: 'the page' }, { uri: 'https://example.com/elsewhere', text: 'a link' }] };
+      }
+    }
+    const docs = new McpServer({ name: 'docs', version: '1', providers: [WeatherTools, Linker] });
+    const parent = new McpServer({ name: 'parent', version: '1' });
+    parent.mount(docs, { namespace: 'd' });
+    docs.tools.remove('forecast');
+    class Forecast2 {
+      @Tool({ description: 'A new forecast' })
+      forecast(): string {
+        return 'new';
+      }
+    }
+    docs.register(Forecast2);
+    await pause(5);
+    const client = await createTestClient(parent);
+    expect(texts(await client.callTool('d_forecast'))).toBe('new');
+    const read = await client.readResource('docs://d/page');
+    expect(read.contents.map((c) => c.uri)).toEqual(['docs://d/page', 'https://example.com/elsewhere']);
+    await client.close();
+  });
+
+  it('refuses a template without a literal scheme, and names tool search keeps for itself', () => {
+    class Open {
+      @Resource({ uri: '{+anything}', mimeType: 'text/plain' })
+      any(): string {
+        return 'x';
+      }
+    }
+    expect(() => new McpServer({ name: 'p', version: '1' }).mount([Open], { namespace: 'o' })).toThrow(/no literal scheme/);
+    class Tools {
+      @Tool({ description: 'becomes search_tools' })
+      tools(): string {
+        return 'x';
+      }
+    }
+    const searching = new McpServer({ name: 'p', version: '1', toolSearch: true });
+    expect(() => searching.mount([Tools], { namespace: 'search' })).toThrow(DefinitionError);
+    const other = new McpServer({ name: 'p', version: '1', providers: [OwnTools], toolSearch: true });
+    expect(() => other.transformTool('own', { name: 'call_tool' })).toThrow(/tool search/);
   });
 });

@@ -101,3 +101,29 @@ describe('server.transformTool', () => {
     expect(server.tools.names()).toEqual(['search']);
   });
 });
+
+describe('server.transformTool: what a client cannot reach', () => {
+  it('never lets a client set a hidden argument, or one by its old name, even where the schema is open', async () => {
+    const received: unknown[] = [];
+    class Open {
+      @Tool({
+        description: 'A hand-written, open schema',
+        inputSchema: { type: 'object', properties: { q: { type: 'string' }, tenant: { type: 'string' } }, required: ['q', 'tenant'] },
+      })
+      find(input: Record<string, unknown>): string {
+        received.push(input);
+        return `${String(input.tenant)}: ${String(input.q)}`;
+      }
+    }
+    const server = new McpServer({ name: 't', version: '1', providers: [Open] });
+    server.transformTool('find', { arguments: { q: { name: 'query' }, tenant: { hide: true, default: 'mine' } } });
+    const client = await createTestClient(server);
+    const [tool] = await client.listTools();
+    expect(tool.inputSchema).toMatchObject({ properties: { query: { type: 'string' } }, required: ['query'], additionalProperties: false });
+    expect((await client.callTool('find', { query: 'x', tenant: 'victim' })).isError).toBe(true);
+    expect((await client.callTool('find', { query: 'x', q: 'sneaky' })).isError).toBe(true);
+    expect(text(await client.callTool('find', { query: 'x' }))).toBe('mine: x');
+    expect(received).toEqual([{ q: 'x', tenant: 'mine' }]);
+    await client.close();
+  });
+});
