@@ -255,6 +255,28 @@ describe('server.mount: names', () => {
     expect(plain.tools.names()[0]).toBe('ns_a.very.long.tool.name.that.goes.on.and.on.past.the.limit.of.sixty.four');
   });
 
+  it('puts the namespace after the scheme of every template, {slug*} and {/slug*} alike, and reads through it', async () => {
+    class Slugs {
+      @Resource({ uri: 'docs://{slug*}', mimeType: 'text/plain' })
+      one(args: { slug: string[] }): string {
+        return `one ${[args.slug].flat().join(',')}`;
+      }
+
+      @Resource({ uri: 'wiki://pages{/path*}', mimeType: 'text/plain' })
+      many(args: { path: string[] }): string {
+        return `many ${[args.path].flat().join('/')}`;
+      }
+    }
+    const parent = new McpServer({ name: 'p', version: '1' });
+    parent.mount([Slugs], { namespace: 'kb' });
+    expect(parent.resources.names().sort()).toEqual(['docs://kb/{slug*}', 'wiki://kb/pages{/path*}']);
+    const client = await createTestClient(parent);
+    expect((await client.readResource('docs://kb/intro')).contents[0]).toMatchObject({ uri: 'docs://kb/intro', text: 'one intro' });
+    expect((await client.readResource('wiki://kb/pages/a/b')).contents[0]).toMatchObject({ uri: 'wiki://kb/pages/a/b', text: 'many a/b' });
+    await expect(client.readResource('docs://intro')).rejects.toThrow(/not found/i);
+    await client.close();
+  });
+
   it('stacks nested mounts, refuses a cycle, and checks the namespace', async () => {
     const leaf = new McpServer({ name: 'leaf', version: '1', providers: [WeatherTools] });
     const middle = new McpServer({ name: 'middle', version: '1' });
