@@ -85,7 +85,7 @@ export class Mount {
   private mounted = false;
 
   constructor(
-    private readonly parent: Mountable,
+    readonly parent: Mountable,
     readonly child: Mountable,
     options: MountOptions,
   ) {

@@ -211,7 +211,7 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
     for (const mount of this.mountedIn) for (const { kind, key, at } of added.keys) mount.checkFree(kind, key, at);
     this.resolver.register(provider);
     added.commit();
-    if (added.completions > 0) this.described.clear();
+    if (added.completions > 0) this.capabilitiesChanged();
     if (this.serving) checkAppLinks(this);
   }
 
@@ -364,8 +364,10 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
     return false;
   }
 
+  /** What this server declares may have changed; so may what the servers it is mounted in declare. */
   capabilitiesChanged(): void {
     this.described.clear();
+    for (const mount of this.mountedIn) mount.parent.capabilitiesChanged();
   }
 
   describe(ctx: Context): Record<string, unknown> {

@@ -471,3 +471,31 @@ describe('server.mount: what the review found', () => {
     expect(() => other.transformTool('own', { name: 'call_tool' })).toThrow(/tool search/);
   });
 });
+
+describe('server.mount: capabilities', () => {
+  it('declares completions to clients that connect after the mounted server gained some', async () => {
+    class Plain {
+      @Prompt({ description: 'A prompt without completions yet' })
+      ask(args: Topic): string {
+        return `ask ${args.topic}`;
+      }
+    }
+    class Later {
+      @Completion({ prompt: 'ask', argument: 'topic' })
+      topics(value: string): string[] {
+        return ['one', 'two'].filter((t) => t.startsWith(value));
+      }
+    }
+    const inner = new McpServer({ name: 'inner', version: '1', providers: [Plain] });
+    const parent = new McpServer({ name: 'parent', version: '1' });
+    parent.mount(inner, { namespace: 'in' });
+    const before = await createTestClient(parent);
+    expect(before.serverCapabilities.completions).toBeUndefined();
+    await before.close();
+    inner.register(Later);
+    const after = await createTestClient(parent);
+    expect(after.serverCapabilities.completions).toEqual({});
+    expect((await after.complete({ type: 'ref/prompt', name: 'in_ask' }, { name: 'topic', value: 't' })).completion.values).toEqual(['two']);
+    await after.close();
+  });
+});
