@@ -34,7 +34,7 @@ interface Indexed {
 /**
  * Tool search for servers with very many tools: clients list a search tool, a call tool and
  * the pinned tools; the search ranks the tools the caller may use by the words of their
- * names, titles, descriptions and argument names; the call tool runs one through the whole
+ * names, titles, descriptions and argument names, rarer words (among those tools) weighing more; the call tool runs one through the whole
  * `tools/call` path (middleware, access rules, validation). The index follows the registry.
  */
 export class ToolSearch implements ToolSearchService {
@@ -42,7 +42,7 @@ export class ToolSearch implements ToolSearchService {
   readonly callName: string;
   private readonly pinned: ReadonlySet<string>;
   private readonly maxResults: number;
-  private index: { revision: number; listedAt: Revision; entries: Indexed[]; documentFrequency: Map<string, number> } | undefined;
+  private index: { revision: number; listedAt: Revision; entries: Indexed[] } | undefined;
 
   constructor(options: ToolSearchOptions) {
     const where = 'McpServer: toolSearch';
@@ -95,14 +95,16 @@ export class ToolSearch implements ToolSearchService {
     // Only what the caller may use: scopes, roles and guards, and apps for clients that show them.
     const visible = new Set(await visibleTo(host, host.tools.list(), ctx));
     const words = termsOf(query);
+    // A tool that runs only as a task cannot be called through call_tool: it is not offered.
+    const candidates = index.entries.filter((entry) => visible.has(entry.tool) && callableBy(entry.tool, ctx) && !this.owns(entry.tool.name) && entry.tool.taskSupport !== 'required');
+    // Word rarity among the tools this caller may use: what it may not see weighs nothing.
+    const rarity = new Map(words.map((word) => [word, Math.log(1 + candidates.length / (1 + candidates.filter((entry) => entry.terms.has(word)).length))]));
     const ranked: Array<{ tool: RegisteredTool; score: number }> = [];
-    for (const entry of index.entries) {
-      // A tool that runs only as a task cannot be called through call_tool: it is not offered.
-      if (!visible.has(entry.tool) || !callableBy(entry.tool, ctx) || this.owns(entry.tool.name) || entry.tool.taskSupport === 'required') continue;
+    for (const entry of candidates) {
       let score = 0;
       for (const word of words) {
         const weight = entry.terms.get(word) ?? prefixWeight(entry.terms, word);
-        if (weight > 0) score += weight * Math.log(1 + index.entries.length / (1 + (index.documentFrequency.get(word) ?? 0)));
+        if (weight > 0) score += weight * rarity.get(word)!;
       }
       if (score > 0) ranked.push({ tool: entry.tool, score });
     }
@@ -140,7 +142,6 @@ export class ToolSearch implements ToolSearchService {
   /** The index of the tools as listed at `revision` (titles are in the newer revisions only). */
   private indexOf(tools: Registry<RegisteredTool>, revision: Revision) {
     if (this.index?.revision === tools.revision && this.index.listedAt === revision) return this.index;
-    const documentFrequency = new Map<string, number>();
     const entries = tools.list().map((tool): Indexed => {
       const terms = new Map<string, number>();
       const add = (text: unknown, weight: number) => {
@@ -152,10 +153,9 @@ export class ToolSearch implements ToolSearchService {
       add(listing.title, 2);
       add(listing.description, 1);
       for (const property of Object.keys((tool.inputSchema.properties ?? {}) as object)) add(property, 1);
-      for (const term of terms.keys()) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
       return { tool, terms };
     });
-    return (this.index = { revision: tools.revision, listedAt: revision, entries, documentFrequency });
+    return (this.index = { revision: tools.revision, listedAt: revision, entries });
   }
 
   private searchListing(): Record<string, unknown> {

@@ -129,3 +129,32 @@ describe('tool search (toolSearch option)', () => {
     expect(() => new McpServer({ name: 's', version: '1', toolSearch: { maxResults: 0 } })).toThrow(/maxResults/);
   });
 });
+
+describe('tool search: what the caller may not see weighs nothing', () => {
+  it('ranks by word rarity among the caller visible tools only', async () => {
+    class Visible {
+      @Tool({ description: 'Builds it' })
+      report_builder(): string {
+        return 'p';
+      }
+
+      @Tool({ description: 'Mentions zeta' })
+      q_tool(): string {
+        return 'q';
+      }
+    }
+    @Roles('admin')
+    class AdminReports {}
+    const prototype = AdminReports.prototype as Record<string, unknown>;
+    for (let i = 0; i < 30; i++) {
+      const name = `report_admin_${i}`;
+      prototype[name] = () => 'admin';
+      Tool({ description: 'An admin report' })(prototype, name, Object.getOwnPropertyDescriptor(prototype, name)!);
+    }
+    const server = new McpServer({ name: 's', version: '1', providers: [Visible, AdminReports], toolSearch: true });
+    const client = await createTestClient(server);
+    // Were the 30 hidden "report" tools counted, "report" would weigh less than "zeta" and q_tool would lead.
+    expect(parse(await client.callTool('search_tools', { query: 'report zeta' })).tools.map((t) => t.name)).toEqual(['report_builder', 'q_tool']);
+    await client.close();
+  });
+});
