@@ -124,12 +124,15 @@ afterEach(async () => {
   for (const server of servers) await server.close();
 });
 
-function replica(store: InMemoryTaskStore, pollIntervalMs = tuning.pollIntervalMs): McpServer {
+/** Long leases, for tests where no replica dies: a busy machine's stall must not pass a task to the other. */
+const steadyLeases = { leaseMs: 10_000, renewIntervalMs: 1_000 };
+
+function replica(store: InMemoryTaskStore, pollIntervalMs = tuning.pollIntervalMs, leases: { leaseMs: number; renewIntervalMs: number } = tuning): McpServer {
   const server = new McpServer({
     name: 'replicas',
     version: '1.0.0',
     providers: [ReplicaTools],
-    tasks: { ...tuning, pollIntervalMs, store },
+    tasks: { ...tuning, ...leases, pollIntervalMs, store },
     requestState: { secret: 'replica-test-secret-0123456789' },
   });
   servers.push(server);
@@ -156,8 +159,8 @@ async function modernClient(server: McpServer): Promise<(method: string, params:
 function clusterOfTwo(store: InMemoryTaskStore): [McpServer, McpServer] {
   const broadcaster = new InMemoryBroadcaster();
   const stores = { sessions: new InMemorySessionStore(), events: new InMemoryEventStore(), broadcaster, tasks: store };
-  const a = replica(store);
-  const b = replica(store);
+  const a = replica(store, tuning.pollIntervalMs, steadyLeases);
+  const b = replica(store, tuning.pollIntervalMs, steadyLeases);
   a.plugin(cluster, { ...stores, replicaId: 'replica-a' });
   b.plugin(cluster, { ...stores, replicaId: 'replica-b' });
   return [a, b];
@@ -194,8 +197,8 @@ describe('tasks across replicas sharing one TaskStore', () => {
   it('with a broadcaster, a cancel on one replica aborts the handler on the other, and waiters wake at once', async () => {
     const store = new InMemoryTaskStore();
     const broadcaster = new InMemoryBroadcaster();
-    const a = replica(store);
-    const b = replica(store);
+    const a = replica(store, tuning.pollIntervalMs, steadyLeases);
+    const b = replica(store, tuning.pollIntervalMs, steadyLeases);
     // The cluster plugin gives the task runtime the shared store, the broadcaster and the replica's name.
     const stores = { sessions: new InMemorySessionStore(), events: new InMemoryEventStore(), broadcaster, tasks: store };
     a.plugin(cluster, { ...stores, replicaId: 'replica-a' });
