@@ -11,6 +11,7 @@ import type { Dispatcher } from '../runtime/Dispatcher';
 import type { InvocationTarget } from '../runtime/middleware';
 import type { MountedItem } from '../runtime/mounted';
 import type { Registry } from '../runtime/Registry';
+import { perRevision } from '../runtime/describe';
 import type { Revision } from '../protocol';
 import { UriTemplate } from '../uri';
 import { skillUris } from '../skills';
@@ -167,7 +168,8 @@ export class Mount {
   checkFree(kind: Kind, childKey: string, where: string): void {
     const parentKey = this.parentKeyOf(kind, childKey);
     // A key this mount shows itself (the mounted server replaced the item in this tick) is free for it.
-    const own = [...(this.shown.get(kind)?.values() ?? [])].some((entry) => entry.parentKey === parentKey && (OPS[kind].registry(this.parent) as Registry<unknown>).itemNamed(parentKey) === entry.item);
+    const shown = this.shown.get(kind)?.get(childKey);
+    const own = shown?.parentKey === parentKey && (OPS[kind].registry(this.parent) as Registry<unknown>).itemNamed(parentKey) === shown.item;
     if (this.onCollision === 'skip' || own) return;
     const reserved = kind === 'tool' && this.parent.toolSearch?.owns(parentKey);
     if (OPS[kind].registry(this.parent).has(parentKey) || reserved) {
@@ -284,12 +286,7 @@ const KINDS: readonly Kind[] = ['tool', 'prompt', 'resource', 'template', 'skill
 
 /** A listing per revision, made once: the mounted item's own with the parent's name or uri. */
 function renamedListing(listing: (revision: Revision) => Record<string, unknown>, rename: Record<string, unknown>): (revision: Revision) => Record<string, unknown> {
-  const cache = new Map<Revision, Record<string, unknown>>();
-  return (revision) => {
-    let shown = cache.get(revision);
-    if (!shown) cache.set(revision, (shown = { ...listing(revision), ...rename }));
-    return shown;
-  };
+  return perRevision((revision) => ({ ...listing(revision), ...rename }));
 }
 
 const OPS: { [K in Kind]: KindOps<K extends 'tool' ? RegisteredTool : K extends 'prompt' ? RegisteredPrompt : K extends 'skill' ? RegisteredSkill : RegisteredResource> } = {

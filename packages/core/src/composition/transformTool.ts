@@ -2,8 +2,9 @@ import { DefinitionError } from '../errors';
 import { invokeTool } from '../features/tools';
 import type { ToolInvoker } from '../features/tools';
 import type { CallToolResult } from '../features/toolResult';
-import type { Revision } from '../protocol';
+import { TOOL_NAME } from '../runtime/buildTool';
 import type { RegisteredTool } from '../runtime/buildTool';
+import { perRevision } from '../runtime/describe';
 import type { Context } from '../runtime/Context';
 import type { Registry } from '../runtime/Registry';
 import type { JsonSchema } from '../schema';
@@ -42,7 +43,6 @@ export interface ToolTransform {
   keepOriginal?: boolean;
 }
 
-const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /**
  * Adds a tool made from `name` (a local or a mounted tool): clients see its new name,
@@ -77,14 +77,6 @@ export function transformTool(
     if (transform.title !== undefined) shown.title = transform.title;
     return shown;
   };
-  const perRevision = (listing: (revision: Revision) => Record<string, unknown>) => {
-    const cache = new Map<Revision, Record<string, unknown>>();
-    return (revision: Revision) => {
-      let shown = cache.get(revision);
-      if (!shown) cache.set(revision, (shown = rename(listing(revision))));
-      return shown;
-    };
-  };
   const made: RegisteredTool = {
     ...original,
     name: newName,
@@ -98,8 +90,8 @@ export function transformTool(
         return errors.length === 0 ? { ok: true, value: args } : { ok: false, errors };
       },
     },
-    listing: perRevision((revision) => original.listing(revision)),
-    plainListing: perRevision((revision) => original.plainListing(revision)),
+    listing: perRevision((revision) => rename(original.listing(revision))),
+    plainListing: perRevision((revision) => rename(original.plainListing(revision))),
     mounted: undefined,
     transformed: (input, ctx) => {
       const args = toOriginal((input ?? {}) as Record<string, unknown>, ctx);

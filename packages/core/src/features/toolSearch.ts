@@ -1,6 +1,7 @@
 import { DefinitionError, InvalidParamsError } from '../errors';
 import { clip } from '../protocol';
 import type { Revision } from '../protocol';
+import { TOOL_NAME } from '../runtime/buildTool';
 import type { RegisteredTool } from '../runtime/buildTool';
 import type { Context } from '../runtime/Context';
 import type { MethodHandler } from '../runtime/Dispatcher';
@@ -21,7 +22,6 @@ export interface ToolSearchOptions {
   maxResults?: number;
 }
 
-const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const MAX_LIMIT = 50;
 const MAX_QUERY = 500;
 

@@ -50,7 +50,8 @@ export interface RegisteredTool {
 }
 
 const EMPTY_INPUT_SCHEMA: JsonSchema = Object.freeze({ type: 'object', properties: {}, additionalProperties: false });
-const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+/** The tool names MCP allows: 1-128 of A-Z, a-z, 0-9, "_", "-", ".". */
+export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /** Turns a `@Tool` definition into a runnable tool: schemas, validators, parameter plan. */
 export function buildTool(definition: ToolDefinition, provider: Constructor): RegisteredTool {
