@@ -301,10 +301,10 @@ function recordOf(session: Session, owner: string | undefined): SessionRecord {
   return record;
 }
 
-/** The stored record with this copy's own changes (local against base) applied to it. */
 /** Rounds of read, merge and compare-and-set one save may take before it gives up (and reports). */
 const MAX_SAVE_ATTEMPTS = 5;
 
+/** The stored record with this copy's own changes (local against base) applied to it. */
 function merge(base: SessionRecord, local: SessionRecord, stored: SessionRecord): SessionRecord {
   const merged: SessionRecord = { ...stored, subscriptions: [...stored.subscriptions] };
   if (local.state === 'ready') merged.state = 'ready';
