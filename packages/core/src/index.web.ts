@@ -21,7 +21,21 @@ export type {
   CacheableMethod,
   MountedServer,
 } from './server';
-export type { ArgumentTransform, MountOptions, MountedNames, ToolTransform } from './composition';
+export type {
+  ArgumentTransform,
+  MountOptions,
+  MountedNames,
+  RemoteAccess,
+  RemoteCatalog,
+  RemoteCompleter,
+  RemoteItems,
+  RemotePrompt,
+  RemoteResource,
+  RemoteTemplate,
+  RemoteTool,
+  RemoteToolListing,
+  ToolTransform,
+} from './composition';
 export type { ToolSearchOptions } from './features/toolSearch';
 export { Context } from './runtime';
 export type {

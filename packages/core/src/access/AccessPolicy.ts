@@ -51,6 +51,19 @@ export class AccessPolicy {
     }
   }
 
+  /**
+   * Sets the rules of a target no decorator describes (an item served elsewhere, `server.remote`),
+   * as `@Public`, `@Scopes` and `@Roles` would.
+   */
+  define(target: InvocationTarget, access: { public?: boolean; scopes?: readonly string[]; roles?: readonly string[] }): void {
+    const rules: Rules = { open: access.public === true, scopes: [...new Set(access.scopes ?? [])], roles: [...new Set(access.roles ?? [])], guards: [] };
+    if (rules.open && isRestricted(rules)) throw new DefinitionError('INVALID_OPTION', `${describe(target)}: public opens it to anyone; drop its scopes and roles`);
+    const before = this.rules.get(target);
+    if (before && isRestricted(before)) this.restrictedTargets--;
+    this.rules.set(target, rules);
+    if (isRestricted(rules)) this.restrictedTargets++;
+  }
+
   /** Whether listings may differ per caller on this server. */
   get active(): boolean {
     return this.authenticated || this.restrictedTargets > 0;

@@ -83,6 +83,7 @@ export class Context {
   /** Set while the call goes on as a task: the request's end no longer ends this Context. */
   private detached = false;
   private handOff: (() => Promise<void>) | undefined;
+  private ownCarried: Record<string, unknown> | undefined;
   private hints: ResultHints | undefined;
 
   /** @internal */
@@ -97,7 +98,7 @@ export class Context {
     return this.init.method;
   }
 
-  /** @internal The request's params as received. */
+  /** The request's params as the client sent them (`_meta` included). */
   get requestParams(): Readonly<Record<string, unknown>> {
     return this.init.params;
   }
@@ -258,8 +259,22 @@ export class Context {
   }
 
   /**
-   * @internal Sends a request to the client on behalf of this request: associated with it,
-   * cancelled with it, refused once it has been answered.
+   * State a handler carries across the rounds of one request. At 2026-07-28 a question to the
+   * client ends the round and the handler runs again on the retry: what it put here before
+   * asking comes back (JSON values, signed into the `requestState` with the answers, bound to
+   * the request and the caller). In the handshake era a request has one round and this starts
+   * empty. A relay keeps the state of the server it relays to here.
+   */
+  get carried(): Record<string, unknown> {
+    return this.init.channel.carried ?? (this.ownCarried ??= {});
+  }
+
+  /**
+   * Asks the client `method` with `params` as given, on behalf of this request, and resolves
+   * with its result: a request on the same channel in the handshake era, an `input_required`
+   * question at 2026-07-28 (the handler runs again with the answer; `options.key` names it).
+   * For relays: `sample`, `elicit` and `roots` check the client's capabilities and shape the
+   * answer; this does neither. Refused once the request has been answered.
    */
   requestClient(method: string, params?: Record<string, unknown>, options: ClientRequestOptions = {}): Promise<Record<string, unknown>> {
     if (this.finished) {
@@ -357,6 +372,10 @@ class MountedContext extends Context {
 
   override endDetached(): void {
     this.outer.endDetached();
+  }
+
+  override get carried(): Record<string, unknown> {
+    return this.outer.carried;
   }
 
   override requestClient(method: string, params?: Record<string, unknown>, options?: ClientRequestOptions): Promise<Record<string, unknown>> {

@@ -161,7 +161,8 @@ function planRawParameters(definition: ToolDefinition): ParameterSource[] {
   return types.map((type): ParameterSource => (type === Context ? 'context' : 'input'));
 }
 
-function rawValidator(schema: JsonSchema, where: string): DtoValidator<unknown> {
+/** Checks arguments against a hand-written JSON Schema; one that does not compile fails with a DefinitionError naming `where`. */
+export function rawValidator(schema: JsonSchema, where: string): DtoValidator<unknown> {
   let check: SchemaValidator;
   try {
     checkSchema(schema);

@@ -1,6 +1,6 @@
 import type { SessionRecord } from '../cluster';
 import { transformTool } from '../composition';
-import type { MountOptions, ToolTransform } from '../composition';
+import type { MountOptions, RemoteCatalog, RemoteItems, ToolTransform } from '../composition';
 import type { Constructor } from '../metadata';
 import type { Transport } from '../protocol';
 import type { Logger } from '../runtime/Logger';
@@ -97,6 +97,17 @@ export class McpServer {
   transformTool(name: string, transform: ToolTransform): this {
     transformTool(this.runtime, this.runtime.tools, name, transform, (newName, where) => this.runtime.checkToolName(newName, where));
     return this;
+  }
+
+  /**
+   * Shows tools, prompts, resources and templates that something else answers for (a proxied
+   * server, an HTTP API), listed as given and checked by this server's access rules and
+   * middleware; each request runs the item's function. Fails with a DefinitionError, adding
+   * nothing, on a name the server has. Returns the catalog: `update(items)` swaps what changed
+   * (clients hear list_changed), `remove()` takes them all out.
+   */
+  remote(items: RemoteItems): RemoteCatalog {
+    return this.runtime.remote(items);
   }
 
   /**

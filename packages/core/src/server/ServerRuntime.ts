@@ -49,8 +49,8 @@ import type { ClusterChange } from './ClusterLink';
 import type { McpServerOptions } from './options';
 import { registerProvider } from './registerProvider';
 import { ToolSearch } from '../features/toolSearch';
-import { Mount } from '../composition';
-import type { Mountable, MountOptions } from '../composition';
+import { Mount, RemoteItemSet } from '../composition';
+import type { Mountable, MountOptions, RemoteCatalog, RemoteItems } from '../composition';
 import { serveSkillFolder } from './skillFolders';
 import type { SkillFolderReader } from './skillFolders';
 
@@ -89,6 +89,8 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
   readonly mounts = new Set<Mount>();
   readonly toolSearch: ToolSearch | undefined;
   readonly mountedIn = new Set<Mount>();
+  /** Items served elsewhere (`server.remote`). */
+  private readonly remoteCatalogs = new Set<RemoteItemSet>();
   readonly observers = new Observers((what, error) => this.reportError(what, error));
   readonly container: DependencyContainer;
   readonly tasks: TaskRunner;
@@ -351,6 +353,25 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
     return mount;
   }
 
+  /** Adds items something else answers for (see McpServer.remote). */
+  remote(items: RemoteItems): RemoteCatalog {
+    const catalog = new RemoteItemSet(this);
+    catalog.fill(items);
+    this.remoteCatalogs.add(catalog);
+    const remove = catalog.remove.bind(catalog);
+    catalog.remove = () => {
+      this.remoteCatalogs.delete(catalog);
+      remove();
+    };
+    if (catalog.completes) this.capabilitiesChanged();
+    return catalog;
+  }
+
+  /** Throws when a prompt, resource or template may not be keyed `key` here: a clash where this server is mounted. */
+  checkFree(kind: 'prompt' | 'resource' | 'template', key: string, where: string): void {
+    for (const mount of this.mountedIn) mount.checkFree(kind, key, where);
+  }
+
   /** Throws when a tool may not be named `name` here: tool search's names, a clash where this server is mounted. */
   checkToolName(name: string, where: string): void {
     if (this.toolSearch?.owns(name)) throw new DefinitionError('DUPLICATE_NAME', `${where}: the tool name "${name}" is tool search's`);
@@ -360,6 +381,7 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
   /** Whether completions are served here or by a mounted server. */
   hasCompletions(): boolean {
     if (this.completions.size > 0) return true;
+    for (const catalog of this.remoteCatalogs) if (catalog.completes) return true;
     for (const mount of this.mounts) if ((mount.child as ServerRuntime).hasCompletions()) return true;
     return false;
   }

@@ -18,4 +18,6 @@ export interface RequestChannel {
     },
   ): Promise<Record<string, unknown>>;
   log(scope: RequestScope, level: LoggingLevel, data: unknown, logger: string | undefined, relatedRequestId: RequestId): void;
+  /** 2026-07-28: what the handler carries from one round of the request to the next, in its signed state. */
+  readonly carried?: Record<string, unknown>;
 }

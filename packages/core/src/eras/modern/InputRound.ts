@@ -35,6 +35,8 @@ export class InputRound implements RequestChannel {
   /** What one run asked and used; made at the first question (most requests ask none). */
   private asked: Asked | undefined;
   private ended = false;
+  /** What the handler carries to the next round, sealed into the state with the answers. */
+  carried: Record<string, unknown> = {};
 
   constructor(
     private readonly base: RequestChannel,
@@ -55,8 +57,9 @@ export class InputRound implements RequestChannel {
     this.answers = given ?? NO_ANSWERS;
     if (params.requestState !== undefined) {
       // Earlier rounds' answers are signed; a retry cannot replace them.
-      this.ready = openRequestState(key, params.requestState, binding).then((carried) => {
-        this.answers = { ...given, ...carried };
+      this.ready = openRequestState(key, params.requestState, binding).then((opened) => {
+        this.answers = { ...given, ...opened.answers };
+        if (opened.carried) this.carried = { ...opened.carried };
       });
     }
   }
@@ -135,7 +138,7 @@ export class InputRound implements RequestChannel {
       this.announce!({
         resultType: 'input_required',
         inputRequests: asked.questions,
-        requestState: await sealRequestState(this.key, this.binding, asked.used),
+        requestState: await sealRequestState(this.key, this.binding, asked.used, this.carried),
       });
     } catch (error) {
       this.fail!(error);

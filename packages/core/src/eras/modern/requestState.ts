@@ -26,6 +26,14 @@ interface Payload {
   n: string;
   /** The client's answers so far, by input key. */
   a: Record<string, unknown>;
+  /** What the handler carries to its next round (`ctx.carried`), when it carries anything. */
+  c?: Record<string, unknown>;
+}
+
+/** What a state holds for the next round. */
+export interface CarriedState {
+  readonly answers: Record<string, unknown>;
+  readonly carried: Record<string, unknown> | undefined;
 }
 
 /** Parameters that change between the rounds of one request, left out of its digest. */
@@ -69,7 +77,7 @@ function canonicalJson(value: unknown): string {
 }
 
 /** `<payload>.<HMAC-SHA256 of payload>`, both base64url: opaque to the client, tamper-evident. */
-export async function sealRequestState(key: RequestStateKey, binding: RequestBinding, answers: Record<string, unknown>): Promise<string> {
+export async function sealRequestState(key: RequestStateKey, binding: RequestBinding, answers: Record<string, unknown>, carried?: Record<string, unknown>): Promise<string> {
   const payload: Payload = {
     v: 1,
     m: binding.method,
@@ -79,6 +87,7 @@ export async function sealRequestState(key: RequestStateKey, binding: RequestBin
     n: randomToken(9),
     a: answers,
   };
+  if (carried !== undefined && Object.keys(carried).length > 0) payload.c = carried;
   const body = textToBase64url(encodeForState(() => JSON.stringify(payload), 'the input responses'));
   return `${body}.${await sign(key, body)}`;
 }
@@ -87,7 +96,7 @@ export async function sealRequestState(key: RequestStateKey, binding: RequestBin
  * The answers a state carries, after checking its signature, expiry and binding; a state
  * that fails any check is refused with -32602 and nothing of it is used.
  */
-export async function openRequestState(key: RequestStateKey, state: unknown, binding: RequestBinding): Promise<Record<string, unknown>> {
+export async function openRequestState(key: RequestStateKey, state: unknown, binding: RequestBinding): Promise<CarriedState> {
   const refuse = (why: string) => new InvalidParamsError(`Invalid requestState: ${why}; send the request again without it`);
   if (typeof state !== 'string') throw refuse('it must be the string the server sent');
   const dot = state.indexOf('.');
@@ -100,11 +109,11 @@ export async function openRequestState(key: RequestStateKey, state: unknown, bin
   } catch {
     throw refuse('integrity check failed');
   }
-  if (payload.v !== 1 || typeof payload.a !== 'object' || payload.a === null) throw refuse('unknown format');
+  if (payload.v !== 1 || typeof payload.a !== 'object' || payload.a === null || (payload.c !== undefined && (typeof payload.c !== 'object' || payload.c === null))) throw refuse('unknown format');
   if (!(payload.e > Date.now())) throw refuse('it has expired');
   if (payload.m !== binding.method || payload.d !== (await binding.digest)) throw refuse('it was issued for another request');
   if (payload.p !== (binding.principal ?? null)) throw refuse('it was issued to another principal');
-  return payload.a;
+  return { answers: payload.a, carried: payload.c };
 }
 
 /** One signer per key: WebCrypto imports the secret once. */
