@@ -1,0 +1,2 @@
+export { fromOpenApi } from './fromOpenApi';
+export type { OpenApiOptions, OpenApiRule, OpenApiKind, OpenApiHeaders, OpenApiOperation, OpenApiWarning, OpenApiLoader } from './options';
