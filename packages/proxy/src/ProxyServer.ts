@@ -1,0 +1,238 @@
+import { McpServer, ToolError } from '@typemcp/core';
+import type { Context, LoggingLevel, McpServerOptions, RemoteCatalog } from '@typemcp/core';
+import type { ClientChannel } from './client/channel';
+import { HttpChannel } from './client/http';
+import type { HeaderMap } from './client/http';
+import { StdioChannel } from './client/stdio';
+import type { StdioUpstream } from './client/stdio';
+import { UpstreamGoneError } from './client/UpstreamSession';
+import type { UpstreamSession } from './client/UpstreamSession';
+import { LIST_CHANGED, LISTS, listAll, remoteItems } from './mirror';
+import type { ListKind } from './mirror';
+import { relay } from './relay';
+import { Upstream } from './Upstream';
+import type { ReconnectOptions, UpstreamState } from './Upstream';
+
+/** An upstream reached over Streamable HTTP. */
+export interface HttpUpstream {
+  url: string | URL;
+  /**
+   * The headers of each upstream request, from the request being relayed (`undefined` for the
+   * proxy's own: discovery, the handshake, lists). The client's own headers, `Authorization`
+   * among them, never reach the upstream unless this returns them.
+   */
+  headers?: (ctx: Context | undefined) => HeaderMap | Promise<HeaderMap>;
+  /** Default: the global `fetch`. */
+  fetch?: typeof fetch;
+}
+
+export interface ProxyOptions extends Omit<McpServerOptions, 'name' | 'version' | 'providers'> {
+  /** The proxy's own name and version, as its clients see them. Default `proxy`, `0.0.0`. */
+  name?: string;
+  version?: string;
+  /** The server to front: a command speaking MCP on stdio, or an HTTP endpoint. */
+  upstream: StdioUpstream | HttpUpstream;
+  /** The revision spoken to the upstream: `auto` (default) takes 2026-07-28 where it is served, else the newest handshake revision. */
+  upstreamProtocolVersion?: string;
+  reconnect?: ReconnectOptions;
+  /** How long one relayed request may wait for the upstream. Default 5 minutes. */
+  upstreamTimeoutMs?: number;
+  /** Most pages of one upstream list followed before giving up on it. Default 1000. */
+  maxPages?: number;
+  /**
+   * The level the proxy asks a handshake-era upstream for (`logging/setLevel`). Each client
+   * still gets what its own level lets through. Default `debug`: every message reaches the
+   * clients that want it; a higher level saves traffic.
+   */
+  upstreamLogLevel?: LoggingLevel;
+}
+
+const LIST_TIMEOUT_MS = 30_000;
+const LISTEN_RETRY_MS = 1000;
+/** What the proxy can relay from the upstream to its clients. */
+const RELAYED_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } };
+
+/**
+ * A server that fronts another MCP server: it mirrors the upstream's tools, prompts, resources
+ * and templates (every page, as they change) and forwards each request, with its progress,
+ * cancellation, log messages and the upstream's questions to the client. It serves, and is
+ * mounted, like any McpServer; `start()` connects it. Both sides speak either era.
+ */
+export class ProxyServer extends McpServer {
+  private readonly catalog: RemoteCatalog;
+  private readonly upstream: Upstream;
+  private readonly lists: Partial<Record<ListKind, Record<string, unknown>[]>> = {};
+  private readonly stale = new Set<ListKind>();
+  private syncing: Promise<void> | undefined;
+  private readonly callTimeoutMs: number;
+  private readonly maxPages: number;
+  private reporter: ((what: string, error: unknown) => void) | undefined;
+  private readonly callerHeaders: ((ctx: Context | undefined) => HeaderMap | Promise<HeaderMap>) | undefined;
+
+  constructor(options: ProxyOptions) {
+    const { upstream, upstreamProtocolVersion, reconnect, upstreamTimeoutMs, maxPages, upstreamLogLevel, name, version, ...serverOptions } = options;
+    super({ ...serverOptions, name: name ?? 'proxy', version: version ?? '0.0.0' });
+    this.catalog = this.remote({});
+    // Reports go where the server's own do (its onError, or stderr).
+    this.plugin({ name: 'typemcp:proxy', register: (host) => void (this.reporter = (what, error) => host.reportError(what, error)) });
+    this.callTimeoutMs = upstreamTimeoutMs ?? 300_000;
+    this.maxPages = maxPages ?? 1000;
+    this.callerHeaders = 'url' in upstream ? upstream.headers : undefined;
+    const channel = channelFor(upstream);
+    this.upstream = new Upstream(
+      channel,
+      {
+        protocolVersion: upstreamProtocolVersion ?? 'auto',
+        clientInfo: { name: name ?? 'proxy', version: version ?? '0.0.0' },
+        capabilities: RELAYED_CAPABILITIES,
+        timeoutMs: LIST_TIMEOUT_MS,
+        headers: this.callerHeaders ? async () => (await this.callerHeaders!(undefined)) ?? {} : undefined,
+      },
+      { initialDelayMs: reconnect?.initialDelayMs ?? 100, maxDelayMs: reconnect?.maxDelayMs ?? 10_000 },
+      {
+        connected: (session) => this.connected(session, upstreamLogLevel ?? 'debug'),
+        lost: (error) => this.report('the upstream went away; reconnecting', error),
+        report: (what, error) => this.report(what, error),
+      },
+    );
+  }
+
+  /**
+   * Connects to the upstream and mirrors its lists; resolves once that is done the first time
+   * (after as many attempts as it takes: an upstream that is down at start is retried with
+   * backoff). From then on the proxy reconnects by itself whenever the upstream goes away.
+   */
+  start(): Promise<void> {
+    return this.upstream.start();
+  }
+
+  /** Where the connection to the upstream stands. */
+  get upstreamState(): UpstreamState {
+    return this.upstream.state;
+  }
+
+  /** Closes the server, then the connection to the upstream (a stdio upstream's process ends). */
+  override async close(): Promise<void> {
+    await super.close();
+    await this.upstream.close();
+  }
+
+  private async connected(session: UpstreamSession, logLevel: LoggingLevel): Promise<void> {
+    session.onNotification = (method, params) => this.heard(method, params);
+    // A handshake-era upstream asks outside any request only for roots: none are shared through a proxy.
+    session.onRequest = async (method) => {
+      if (method === 'roots/list') return { roots: [] };
+      throw Object.assign(new Error(`${method} is relayed only while a request of a client runs`), { code: -32601 });
+    };
+    if (!session.modern && session.serverCapabilities.logging) await session.request('logging/setLevel', { level: logLevel }).catch(() => undefined);
+    for (const kind of Object.keys(LISTS) as ListKind[]) this.stale.add(kind);
+    await this.sync(session);
+    if (session.modern) void this.listenForChanges(session);
+  }
+
+  /**
+   * 2026-07-28: the upstream tells of list changes on a `subscriptions/listen` stream, opened
+   * again while the session lives; its notifications reach `heard` as the session's own.
+   */
+  private async listenForChanges(session: UpstreamSession): Promise<void> {
+    const wanted: Record<string, boolean> = {};
+    const capabilities = session.serverCapabilities as Record<string, { listChanged?: boolean } | undefined>;
+    if (capabilities.tools?.listChanged) wanted.toolsListChanged = true;
+    if (capabilities.prompts?.listChanged) wanted.promptsListChanged = true;
+    if (capabilities.resources?.listChanged) wanted.resourcesListChanged = true;
+    if (Object.keys(wanted).length === 0) return;
+    while (session.alive && this.upstream.state !== 'closed') {
+      await session
+        .request('subscriptions/listen', { notifications: wanted }, { timeoutMs: 2 ** 31 - 1 })
+        .catch(() => undefined);
+      if (!session.alive) return;
+      await new Promise((resolve) => setTimeout(resolve, LISTEN_RETRY_MS));
+      // Changes made while no stream was open are caught up with.
+      for (const kind of Object.keys(LISTS) as ListKind[]) this.stale.add(kind);
+      void this.sync(session);
+    }
+  }
+
+  /** What the upstream tells outside requests: list changes, resource updates, log messages. */
+  private heard(method: string, params: Record<string, unknown>): void {
+    const kinds = LIST_CHANGED[method];
+    if (kinds) {
+      for (const kind of kinds) this.stale.add(kind);
+      const session = this.currentSession();
+      if (session) void this.sync(session);
+      return;
+    }
+    if (method === 'notifications/resources/updated' && typeof params.uri === 'string') return this.resources.notifyUpdated(params.uri);
+    if (method === 'notifications/message' && typeof params.level === 'string' && params.level in this.log) {
+      this.log[params.level as LoggingLevel](params.data, typeof params.logger === 'string' ? params.logger : undefined);
+    }
+  }
+
+  /** Lists again what is stale, one sync at a time; what goes stale meanwhile is listed right after. */
+  private sync(session: UpstreamSession): Promise<void> {
+    if (this.syncing) return this.syncing;
+    this.syncing = (async () => {
+      try {
+        while (this.stale.size > 0 && session.alive) {
+          const kinds = [...this.stale];
+          this.stale.clear();
+          await Promise.all(
+            kinds.map(async (kind) => {
+              if (!session.serverCapabilities[LISTS[kind].capability]) return void (this.lists[kind] = []);
+              try {
+                this.lists[kind] = await listAll(session, kind, this.maxPages, LIST_TIMEOUT_MS);
+              } catch (error) {
+                // What was mirrored before stays; the next change lists it again.
+                this.report(`the upstream's ${LISTS[kind].method} failed`, error);
+              }
+            }),
+          );
+          this.catalog.update(remoteItems(this.lists, { forward: (method, params, ctx, paramHeaders) => this.forward(method, params, ctx, paramHeaders), completes: session.serverCapabilities.completions !== undefined }));
+        }
+      } finally {
+        this.syncing = undefined;
+      }
+    })();
+    return this.syncing;
+  }
+
+  private report(what: string, error: unknown): void {
+    if (this.reporter) this.reporter(what, error);
+    else console.error(`proxy: ${what}:`, error);
+  }
+
+  private currentSession(): UpstreamSession | undefined {
+    try {
+      return this.upstream.current();
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** One request of a client, relayed; a tool call the upstream could not finish is a tool error the model can act on. */
+  private async forward(method: string, params: Record<string, unknown>, ctx: Context, paramHeaders?: Record<string, string>): Promise<Record<string, unknown>> {
+    try {
+      const session = this.upstream.current();
+      const headers = this.callerHeaders ? await this.callerHeaders(ctx) : undefined;
+      return await relay({ session, headers, paramHeaders, timeoutMs: this.callTimeoutMs }, method, params, ctx);
+    } catch (error) {
+      if (method === 'tools/call' && error instanceof UpstreamGoneError) throw new ToolError(`The upstream server is unavailable: ${error.message}`);
+      if (method === 'tools/call' && isGone(error)) throw new ToolError((error as Error).message);
+      throw error;
+    }
+  }
+}
+
+function isGone(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('The upstream server is unavailable');
+}
+
+function channelFor(upstream: StdioUpstream | HttpUpstream): () => ClientChannel {
+  if ('url' in upstream) {
+    const url = new URL(upstream.url);
+    const fetcher = upstream.fetch ?? fetch;
+    return () => new HttpChannel({ url, fetch: fetcher });
+  }
+  if (typeof upstream?.command !== 'string') throw new TypeError('ProxyServer: upstream needs a command (stdio) or a url (HTTP)');
+  return () => new StdioChannel(upstream);
+}

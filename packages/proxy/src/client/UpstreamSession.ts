@@ -1,0 +1,303 @@
+import { HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS } from '@typemcp/core';
+import type { RequestId } from '@typemcp/core';
+import type { ClientChannel, JsonRpcMessage, SendOptions } from './channel';
+
+/** A JSON-RPC error the upstream answered with. */
+export class UpstreamError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'UpstreamError';
+  }
+}
+
+/** The upstream is gone (exited, unreachable, session ended): nothing more will come from it. */
+export class UpstreamGoneError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UpstreamGoneError';
+  }
+}
+
+/** What the server may ask or tell about one request while it runs. */
+export interface RequestHandlers {
+  /** A question of the server's (sampling, elicitation, roots) made for this request. */
+  onRequest?(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** A log message of this request's (on its stream; over stdio, while it is the only one in flight). */
+  onNotification?(method: string, params: Record<string, unknown>): void;
+  onProgress?(progress: { progress: number; total?: number; message?: string }): void;
+}
+
+export interface UpstreamRequestOptions extends RequestHandlers {
+  signal?: AbortSignal;
+  /** 2026-07-28: what the request's `_meta` says of the client, over the session's defaults. */
+  meta?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  paramHeaders?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+export interface SessionOptions {
+  /** `auto`: 2026-07-28 when the server serves it, else the newest handshake revision it accepts. */
+  protocolVersion: string;
+  clientInfo: { name: string; version: string };
+  /** The capabilities the handshake announces, and each 2026-07-28 request's default. */
+  capabilities: Record<string, unknown>;
+  timeoutMs: number;
+  /** Headers of the session's own requests (discover, initialize, lists). */
+  headers?: () => Record<string, string> | Promise<Record<string, string>>;
+}
+
+interface Pending extends RequestHandlers {
+  resolve(result: Record<string, unknown>): void;
+  reject(error: Error): void;
+  progressToken?: string;
+}
+
+/**
+ * One conversation with an upstream MCP server over a channel: the `initialize` handshake, or
+ * at 2026-07-28 `server/discover` and `_meta` on every request. Requests resolve with their
+ * result or reject with UpstreamError; a channel that closes rejects every request at once
+ * with UpstreamGoneError.
+ */
+export class UpstreamSession {
+  protocolVersion = LATEST_HANDSHAKE_VERSION as string;
+  serverCapabilities: Record<string, unknown> = {};
+  serverInfo: { name: string; version: string } = { name: '', version: '' };
+  instructions: string | undefined;
+  /** Notifications and questions that belong to no request of ours. */
+  onNotification?: (method: string, params: Record<string, unknown>) => void;
+  onRequest?: (method: string, params: Record<string, unknown>) => Promise<Record<string, unknown>>;
+  /** Called once, when the channel is gone. */
+  onclose?: (error: Error) => void;
+  private nextId = 1;
+  private readonly pending = new Map<RequestId, Pending>();
+  private readonly byToken = new Map<string, Pending>();
+  private gone: Error | undefined;
+
+  private constructor(
+    private readonly channel: ClientChannel,
+    private readonly options: SessionOptions,
+  ) {}
+
+  /** Opens the channel and agrees on a revision with the server. */
+  static async open(channel: ClientChannel, options: SessionOptions): Promise<UpstreamSession> {
+    const session = new UpstreamSession(channel, options);
+    channel.onmessage = (message, related) => session.receive(message, related);
+    channel.onclose = (error) => session.lost(error);
+    await channel.start();
+    try {
+      await session.agree();
+    } catch (error) {
+      await channel.close().catch(() => undefined);
+      throw error;
+    }
+    return session;
+  }
+
+  /** True when the conversation has no handshake (2026-07-28). */
+  get modern(): boolean {
+    return (MODERN_VERSIONS as readonly string[]).includes(this.protocolVersion);
+  }
+
+  get alive(): boolean {
+    return this.gone === undefined;
+  }
+
+  request(method: string, params: Record<string, unknown> | undefined, options: UpstreamRequestOptions = {}): Promise<Record<string, unknown>> {
+    if (this.gone) return Promise.reject(new UpstreamGoneError(this.gone.message));
+    const id = this.nextId++;
+    let body: Record<string, unknown> | undefined = params;
+    let progressToken: string | undefined;
+    if (options.onProgress) progressToken = `proxy-${id}`;
+    if (this.modern || progressToken !== undefined) {
+      const meta: Record<string, unknown> = { ...(params?._meta as Record<string, unknown> | undefined) };
+      if (this.modern) Object.assign(meta, this.modernMeta(), options.meta);
+      if (progressToken !== undefined) meta.progressToken = progressToken;
+      body = { ...params, _meta: meta };
+    }
+    return new Promise<Record<string, unknown>>((resolve, reject) => {
+      const timer = setTimeout(() => fail(new UpstreamError(-32001, `The upstream did not answer ${method} within ${options.timeoutMs ?? this.options.timeoutMs} ms`)), options.timeoutMs ?? this.options.timeoutMs);
+      const settle = () => {
+        clearTimeout(timer);
+        this.pending.delete(id);
+        if (progressToken !== undefined) this.byToken.delete(progressToken);
+        options.signal?.removeEventListener('abort', onAbort);
+      };
+      const fail = (error: Error) => {
+        settle();
+        reject(error);
+      };
+      const onAbort = () => {
+        fail(new UpstreamError(-32800, `${method} was cancelled`));
+        // Handshake era and stdio: the server hears it; over HTTP the stream closes too.
+        void this.channel.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String(options.signal?.reason ?? 'cancelled') } }).catch(() => undefined);
+      };
+      const entry: Pending = {
+        resolve: (result) => {
+          settle();
+          resolve(result);
+        },
+        reject: fail,
+        onRequest: options.onRequest,
+        onNotification: options.onNotification,
+        onProgress: options.onProgress,
+        progressToken,
+      };
+      this.pending.set(id, entry);
+      if (progressToken !== undefined) this.byToken.set(progressToken, entry);
+      if (options.signal?.aborted) return onAbort();
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      const send: SendOptions = { signal: options.signal, headers: options.headers, paramHeaders: options.paramHeaders };
+      this.channel.send(body === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: body }, send).catch((error: Error) => fail(new UpstreamGoneError(error.message)));
+    });
+  }
+
+  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    if (this.gone) return;
+    await this.channel.send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
+  }
+
+  /** The requests still waiting for an answer, oldest first, with what they handle. */
+  inFlight(): RequestHandlers[] {
+    return [...this.pending.values()];
+  }
+
+  async close(): Promise<void> {
+    this.lost(new UpstreamGoneError('the connection to the upstream was closed'), false);
+    await this.channel.close();
+  }
+
+  /** What every 2026-07-28 request says of the client, unless the request says otherwise. */
+  private modernMeta(): Record<string, unknown> {
+    return {
+      'io.modelcontextprotocol/protocolVersion': this.protocolVersion,
+      'io.modelcontextprotocol/clientInfo': this.options.clientInfo,
+      'io.modelcontextprotocol/clientCapabilities': this.options.capabilities,
+    };
+  }
+
+  private async agree(): Promise<void> {
+    const wanted = this.options.protocolVersion;
+    const headers = await this.options.headers?.();
+    const modern = wanted === 'auto' ? MODERN_VERSIONS[MODERN_VERSIONS.length - 1] : (MODERN_VERSIONS as readonly string[]).includes(wanted) ? wanted : undefined;
+    if (modern !== undefined) {
+      this.protocolVersion = modern;
+      this.channel.protocolVersion = modern;
+      try {
+        const found = await this.request('server/discover', undefined, { headers });
+        const supported = (found.supportedVersions as string[] | undefined) ?? [];
+        if (supported.includes(modern)) {
+          this.serverCapabilities = (found.capabilities as Record<string, unknown> | undefined) ?? {};
+          this.serverInfo = ((found._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/serverInfo'] as { name: string; version: string }) ?? this.serverInfo;
+          this.instructions = found.instructions as string | undefined;
+          return;
+        }
+        if (wanted !== 'auto') throw new Error(`the upstream does not serve ${modern} (it serves ${supported.join(', ') || 'nothing it names'})`);
+      } catch (error) {
+        if (wanted !== 'auto' || error instanceof UpstreamGoneError) throw error;
+      }
+    }
+    const version = modern === undefined ? wanted : LATEST_HANDSHAKE_VERSION;
+    this.protocolVersion = version;
+    this.channel.protocolVersion = undefined;
+    const result = await this.request('initialize', { protocolVersion: version, capabilities: this.options.capabilities, clientInfo: this.options.clientInfo }, { headers });
+    const agreed = String(result.protocolVersion);
+    if (!(HANDSHAKE_VERSIONS as readonly string[]).includes(agreed)) throw new Error(`the upstream answered initialize with protocol ${agreed}, which this proxy does not speak`);
+    this.protocolVersion = agreed;
+    this.channel.protocolVersion = agreed;
+    this.serverCapabilities = (result.capabilities as Record<string, unknown> | undefined) ?? {};
+    this.serverInfo = (result.serverInfo as { name: string; version: string }) ?? this.serverInfo;
+    this.instructions = result.instructions as string | undefined;
+    await this.notify('notifications/initialized');
+    this.channel.listen?.();
+  }
+
+  private receive(message: JsonRpcMessage, related: RequestId | undefined): void {
+    const method = typeof message.method === 'string' ? message.method : undefined;
+    const params = (typeof message.params === 'object' && message.params !== null ? message.params : {}) as Record<string, unknown>;
+    if (method === undefined) {
+      const entry = this.pending.get(message.id as RequestId);
+      if (!entry) return;
+      if ('error' in message) {
+        const error = message.error as { code?: number; message?: string; data?: unknown };
+        entry.reject(new UpstreamError(typeof error?.code === 'number' ? error.code : -32603, String(error?.message ?? 'the upstream failed'), error?.data));
+      } else entry.resolve((message.result as Record<string, unknown>) ?? {});
+      return;
+    }
+    const owner = related === undefined ? undefined : this.pending.get(related);
+    if (!('id' in message)) {
+      if (method === 'notifications/progress') {
+        const entry = this.byToken.get(String(params.progressToken));
+        entry?.onProgress?.({ progress: params.progress as number, total: params.total as number | undefined, message: params.message as string | undefined });
+        return;
+      }
+      // A log message belongs to its request's client; over stdio none is named, and it is given to the one request in flight, if just one.
+      const listener = method === 'notifications/message' ? (owner ?? this.soleRequest()) : undefined;
+      if (listener?.onNotification) listener.onNotification(method, params);
+      else this.onNotification?.(method, params);
+      return;
+    }
+    void this.answer(message.id as RequestId, method, params, owner);
+  }
+
+  /** Answers a question of the server's: for the request it came with, else as the session does. */
+  private async answer(id: RequestId, method: string, params: Record<string, unknown>, owner: Pending | undefined): Promise<void> {
+    let reply: JsonRpcMessage;
+    let asker = owner;
+    try {
+      if (method === 'ping') reply = { jsonrpc: '2.0', id, result: {} };
+      else {
+        asker ??= this.soleAsker();
+        const handler = asker?.onRequest ?? this.onRequest;
+        if (!handler) throw new UpstreamError(-32601, `This client does not answer ${method}`);
+        reply = { jsonrpc: '2.0', id, result: await handler(method, params) };
+      }
+    } catch (error) {
+      const code = typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -32603;
+      reply = { jsonrpc: '2.0', id, error: { code, message: error instanceof Error ? error.message : String(error) } };
+    }
+    // A question of a request that was cancelled meanwhile is not answered: the upstream dropped it.
+    const abandoned = asker !== undefined && ![...this.pending.values()].includes(asker);
+    if (!this.gone && !abandoned) await this.channel.send(reply).catch(() => undefined);
+  }
+
+  /**
+   * The request a question that names none belongs to (the handshake era over stdio does not
+   * say): the one request in flight that takes questions. With several, no guess is made: a
+   * question must never reach another client.
+   */
+  private soleAsker(): Pending | undefined {
+    let found: Pending | undefined;
+    for (const entry of this.pending.values()) {
+      if (!entry.onRequest) continue;
+      if (found) throw new UpstreamError(-32603, 'The upstream asked a question while several requests were in flight, and this transport cannot tell which one it is for');
+      found = entry;
+    }
+    return found;
+  }
+
+  /** The one request in flight that takes log messages, if there is exactly one. */
+  private soleRequest(): Pending | undefined {
+    let found: Pending | undefined;
+    for (const entry of this.pending.values()) {
+      if (!entry.onNotification) continue;
+      if (found) return undefined;
+      found = entry;
+    }
+    return found;
+  }
+
+  private lost(error: Error, tell = true): void {
+    if (this.gone) return;
+    this.gone = error;
+    const gone = new UpstreamGoneError(error.message);
+    for (const entry of [...this.pending.values()]) entry.reject(gone);
+    this.pending.clear();
+    this.byToken.clear();
+    if (tell) this.onclose?.(error);
+  }
+}

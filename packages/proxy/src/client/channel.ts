@@ -1,0 +1,33 @@
+import type { RequestId } from '@typemcp/core';
+
+/** A JSON-RPC message as it travels. */
+export type JsonRpcMessage = Record<string, unknown>;
+
+/** How one message is sent. */
+export interface SendOptions {
+  /** Ends what the send holds open (an HTTP response stream) when aborted. */
+  signal?: AbortSignal;
+  /** Headers of this request only (HTTP): the caller's, as the proxy's `headers` option gives them. */
+  headers?: Record<string, string>;
+  /** 2026-07-28 over HTTP: tool arguments mirrored in `Mcp-Param-*` headers, by header name. */
+  paramHeaders?: Record<string, string>;
+}
+
+/**
+ * A connection to the upstream server as the client sees it: messages out, messages in. A
+ * message that arrives on a request's own stream (an HTTP response's SSE) names that request
+ * (`related`); stdio cannot say, and passes none.
+ */
+export interface ClientChannel {
+  start(): Promise<void>;
+  send(message: JsonRpcMessage, options?: SendOptions): Promise<void>;
+  /** Ends the connection; the upstream is told where the transport can tell it (HTTP DELETE). */
+  close(): Promise<void>;
+  onmessage?: (message: JsonRpcMessage, related?: RequestId) => void;
+  /** The connection is gone (the process exited, the session expired); `error` says why. */
+  onclose?: (error: Error) => void;
+  /** Set once the conversation's revision is known: HTTP sends it in `MCP-Protocol-Version`. */
+  protocolVersion?: string;
+  /** Handshake era: listen for what the server sends outside requests (HTTP opens its GET stream). */
+  listen?(): void;
+}

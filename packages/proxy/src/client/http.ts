@@ -1,0 +1,226 @@
+import type { RequestId } from '@typemcp/core';
+import type { ClientChannel, JsonRpcMessage, SendOptions } from './channel';
+import { readSse } from './sse';
+
+/** The headers of one upstream request. */
+export type HeaderMap = Record<string, string>;
+
+export interface HttpChannelOptions {
+  url: URL;
+  fetch: typeof fetch;
+  /** Headers every request carries (the proxy's own, e.g. an API key). */
+  headers?: () => HeaderMap | Promise<HeaderMap>;
+}
+
+/** Methods whose target a 2026-07-28 request mirrors in `Mcp-Name`, and the param that holds it. */
+const NAMED: Readonly<Record<string, string>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+const MODERN = '2026-07-28';
+/** How long the handshake era's GET stream waits before it is opened again after it ended. */
+const LISTEN_RETRY_MS = [250, 1000, 3000];
+
+/**
+ * Streamable HTTP, as a client: each message is POSTed; an answer comes as JSON or as an SSE
+ * stream carrying the request's notifications and questions before it. In the handshake era
+ * the session id of `initialize` goes with every later request and a GET stream carries what
+ * the server sends outside requests; `close()` ends the session with DELETE.
+ */
+export class HttpChannel implements ClientChannel {
+  onmessage?: (message: JsonRpcMessage, related?: RequestId) => void;
+  onclose?: (error: Error) => void;
+  protocolVersion?: string;
+  private sessionId: string | undefined;
+  private readonly open = new Set<AbortController>();
+  private closed = false;
+  private listening = false;
+
+  constructor(private readonly options: HttpChannelOptions) {}
+
+  async start(): Promise<void> {}
+
+  async send(message: JsonRpcMessage, options: SendOptions = {}): Promise<void> {
+    if (this.closed) throw new Error('the connection to the upstream is closed');
+    const id = 'method' in message && 'id' in message ? (message.id as RequestId) : undefined;
+    const headers = await this.headersFor(message, options);
+    const controller = new AbortController();
+    const abort = () => controller.abort(options.signal?.reason);
+    if (options.signal?.aborted) return;
+    options.signal?.addEventListener('abort', abort, { once: true });
+    this.open.add(controller);
+    const release = () => {
+      options.signal?.removeEventListener('abort', abort);
+      this.open.delete(controller);
+    };
+    let response: Response;
+    try {
+      response = await this.options.fetch(this.options.url, { method: 'POST', headers, body: JSON.stringify(message), signal: controller.signal });
+    } catch (error) {
+      release();
+      if (controller.signal.aborted) return;
+      throw new Error(`the upstream at ${this.options.url.origin} cannot be reached: ${causeOf(error)}`);
+    }
+    const session = response.headers.get('mcp-session-id');
+    if (session && message.method === 'initialize') this.sessionId = session;
+    if (response.status === 404 && this.sessionId !== undefined && message.method !== 'initialize') {
+      release();
+      await response.body?.cancel().catch(() => undefined);
+      this.lose(new Error('the upstream ended the session (HTTP 404)'));
+      throw new Error('the upstream ended the session');
+    }
+    const type = response.headers.get('content-type') ?? '';
+    if (id === undefined || response.status === 202) {
+      release();
+      await response.body?.cancel().catch(() => undefined);
+      if (!response.ok && response.status !== 202) throw new Error(`the upstream refused a message with HTTP ${response.status}`);
+      return;
+    }
+    if (type.includes('text/event-stream') && response.body) {
+      // Read in the background: the request's answer comes at the end of its stream.
+      void this.readStream(response.body, id, controller).finally(release);
+      return;
+    }
+    const text = await response.text().catch(() => '');
+    release();
+    const parsed = parseJson(text);
+    if (parsed !== undefined && (Array.isArray(parsed) || typeof parsed === 'object')) {
+      for (const item of Array.isArray(parsed) ? parsed : [parsed]) this.deliver(item, id);
+      return;
+    }
+    this.deliver({ jsonrpc: '2.0', id, error: { code: -32603, message: `The upstream answered HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ''}` } }, id);
+  }
+
+  listen(): void {
+    if (this.listening || this.closed || this.sessionId === undefined) return;
+    this.listening = true;
+    void this.keepListening();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const controller of this.open) controller.abort();
+    this.open.clear();
+    if (this.sessionId === undefined) return;
+    const headers: HeaderMap = { ...(await this.ownHeaders()), 'mcp-session-id': this.sessionId };
+    if (this.protocolVersion) headers['mcp-protocol-version'] = this.protocolVersion;
+    await this.options.fetch(this.options.url, { method: 'DELETE', headers, signal: AbortSignal.timeout(2000) }).then(
+      (response) => response.body?.cancel(),
+      () => undefined,
+    );
+  }
+
+  /** The GET stream of the handshake era, opened again while the session lives. */
+  private async keepListening(): Promise<void> {
+    let failures = 0;
+    while (!this.closed) {
+      const controller = new AbortController();
+      this.open.add(controller);
+      try {
+        const headers: HeaderMap = { ...(await this.ownHeaders()), accept: 'text/event-stream', 'mcp-session-id': this.sessionId! };
+        if (this.protocolVersion) headers['mcp-protocol-version'] = this.protocolVersion;
+        const response = await this.options.fetch(this.options.url, { method: 'GET', headers, signal: controller.signal });
+        if (response.status === 405) return; // the server offers no stream: nothing arrives outside requests
+        if (response.status === 404) return this.lose(new Error('the upstream ended the session (HTTP 404)'));
+        if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
+        failures = 0;
+        for await (const event of readSse(response.body)) this.deliver(parseJson(event.data), undefined);
+      } catch {
+        if (this.closed) return;
+        failures++;
+      } finally {
+        this.open.delete(controller);
+      }
+      if (this.closed) return;
+      // The stream ending with the server gone: the session is lost once it cannot be opened again.
+      if (failures > LISTEN_RETRY_MS.length) return this.lose(new Error(`the upstream at ${this.options.url.origin} cannot be reached`));
+      await delay(LISTEN_RETRY_MS[Math.min(failures, LISTEN_RETRY_MS.length - 1)]);
+    }
+  }
+
+  private async readStream(body: ReadableStream<Uint8Array>, id: RequestId, controller: AbortController): Promise<void> {
+    let answered = false;
+    try {
+      for await (const event of readSse(body)) {
+        const message = parseJson(event.data) as JsonRpcMessage | undefined;
+        if (message && !('method' in message) && message.id === id) answered = true;
+        this.deliver(message, id);
+      }
+    } catch {
+      // The connection broke: said below, unless the request was cancelled.
+    }
+    if (!answered && !controller.signal.aborted && !this.closed) {
+      this.deliver({ jsonrpc: '2.0', id, error: { code: -32603, message: 'The upstream closed the stream before answering: it may have stopped' } }, id);
+    }
+  }
+
+  private deliver(message: unknown, related: RequestId | undefined): void {
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) return;
+    this.onmessage?.(message as JsonRpcMessage, related);
+  }
+
+  private lose(error: Error): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const controller of this.open) controller.abort();
+    this.open.clear();
+    this.onclose?.(error);
+  }
+
+  private async ownHeaders(): Promise<HeaderMap> {
+    return lowerCased((await this.options.headers?.()) ?? {});
+  }
+
+  private async headersFor(message: JsonRpcMessage, options: SendOptions): Promise<HeaderMap> {
+    const headers: HeaderMap = {
+      ...(await this.ownHeaders()),
+      ...lowerCased(options.headers ?? {}),
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
+    const method = typeof message.method === 'string' ? message.method : undefined;
+    const meta = (message.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+    const version = this.protocolVersion ?? (meta?.['io.modelcontextprotocol/protocolVersion'] as string | undefined);
+    if (version !== undefined && method !== 'initialize') headers['mcp-protocol-version'] = version;
+    if (version === MODERN && method !== undefined) {
+      // Intermediaries route on these; the server checks them against the body.
+      headers['mcp-method'] = method;
+      const field = NAMED[method];
+      const target = (message.params as Record<string, unknown> | undefined)?.[field];
+      if (field !== undefined && typeof target === 'string') headers['mcp-name'] = headerValue(target);
+      for (const [name, value] of Object.entries(options.paramHeaders ?? {})) headers[name.toLowerCase()] = headerValue(value);
+    }
+    return headers;
+  }
+}
+
+/** A header value as 2026-07-28 carries it: plain visible ASCII, else `=?base64?…?=` of its UTF-8. */
+export function headerValue(value: string): string {
+  if (/^[\x20-\x7e]*$/.test(value) && value.trim() === value && !/^=\?base64\?.*\?=$/.test(value)) return value;
+  const bytes = new TextEncoder().encode(value);
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return `=?base64?${btoa(binary)}?=`;
+}
+
+function lowerCased(headers: HeaderMap): HeaderMap {
+  const out: HeaderMap = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined && value !== null) out[name.toLowerCase()] = String(value);
+  return out;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function causeOf(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,157 @@
+import { ClientCapabilityError, McpError, RequestEndedError } from '@typemcp/core';
+import type { Context, LoggingLevel } from '@typemcp/core';
+import { UpstreamError, UpstreamGoneError } from './client/UpstreamSession';
+import type { UpstreamSession } from './client/UpstreamSession';
+
+/** What the client may be asked through the proxy, and the capability each needs. */
+const QUESTIONS: Readonly<Record<string, string>> = { 'sampling/createMessage': 'sampling', 'elicitation/create': 'elicitation', 'roots/list': 'roots' };
+const LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
+/** Where the upstream's pending 2026-07-28 round waits in the request's carried state. */
+const CARRIED = 'typemcp/proxy';
+/** Rounds of input one request may take before the proxy gives up on it. */
+const MAX_ROUNDS = 16;
+/** Result fields the era of the conversation sets; an upstream's are not passed on. */
+const ERA_FIELDS = ['resultType', 'ttlMs', 'cacheScope'];
+const PROTOCOL_META = 'io.modelcontextprotocol/';
+
+/** An upstream round waiting for the client's answers: its questions and the state to send back. */
+interface PendingRound {
+  round: number;
+  state: string | undefined;
+  questions: Record<string, { method: string; params?: Record<string, unknown> }>;
+}
+
+/** How one request reaches the upstream. */
+export interface RelayTarget {
+  session: UpstreamSession;
+  headers?: Record<string, string>;
+  paramHeaders?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+/**
+ * Forwards one request to the upstream on behalf of the client of `ctx`, and what happens
+ * while it runs both ways: progress under the client's token, the client's cancellation, the
+ * upstream's log messages, and its questions (sampling, elicitation, roots) asked of the
+ * client. At 2026-07-28 upstream questions come as `input_required`: each round is asked of
+ * the client, and where the client too speaks 2026-07-28 the upstream's state waits in this
+ * request's own signed state until the client answers.
+ */
+export async function relay(target: RelayTarget, method: string, params: Record<string, unknown>, ctx: Context): Promise<Record<string, unknown>> {
+  const { session } = target;
+  const controller = new AbortController();
+  const stop = () => controller.abort(ctx.signal.reason);
+  if (ctx.signal.aborted) stop();
+  else ctx.signal.addEventListener('abort', stop, { once: true });
+  const wantsProgress = (ctx.requestParams._meta as Record<string, unknown> | undefined)?.progressToken !== undefined;
+  const options = {
+    signal: controller.signal,
+    headers: target.headers,
+    paramHeaders: target.paramHeaders,
+    timeoutMs: target.timeoutMs,
+    meta: session.modern ? modernMeta(ctx) : undefined,
+    onProgress: wantsProgress ? (p: { progress: number; total?: number; message?: string }) => ctx.progress(p.progress, p.total, p.message) : undefined,
+    onNotification: (name: string, body: Record<string, unknown>) => forwardLog(name, body, ctx),
+    onRequest: (name: string, body: Record<string, unknown>) =>
+      ask(ctx, name, body).catch((error: unknown) => {
+        // The client's answer comes on a retry (2026-07-28): this call of the upstream is over.
+        if (error instanceof RequestEndedError) controller.abort(error);
+        throw error;
+      }),
+  };
+  try {
+    const carried = ctx.carried[CARRIED] as PendingRound | undefined;
+    let body = params;
+    let round = 0;
+    if (carried) {
+      round = carried.round;
+      body = { ...params, inputResponses: await answers(ctx, carried) };
+      if (carried.state !== undefined) body.requestState = carried.state;
+    }
+    for (;;) {
+      const result = await session.request(method, body, options);
+      if (result.resultType !== 'input_required') return withoutEraFields(result);
+      if (++round > MAX_ROUNDS) throw new McpError(-32603, `The upstream asked for input more than ${MAX_ROUNDS} times in one ${method}`);
+      const pending: PendingRound = { round, state: result.requestState as string | undefined, questions: (result.inputRequests as PendingRound['questions']) ?? {} };
+      // Kept before the questions: if they end this round, the retry resumes the upstream's here.
+      ctx.carried[CARRIED] = pending;
+      body = { ...params, inputResponses: await answers(ctx, pending) };
+      if (pending.state !== undefined) body.requestState = pending.state;
+    }
+  } catch (error) {
+    throw asDownstreamError(error, method, ctx);
+  } finally {
+    ctx.signal.removeEventListener('abort', stop);
+  }
+}
+
+/** The client's answers to an upstream round, asked all at once so they share one round of ours. */
+async function answers(ctx: Context, round: PendingRound): Promise<Record<string, unknown>> {
+  const keys = Object.keys(round.questions);
+  const replies = await Promise.all(keys.map((key) => ask(ctx, round.questions[key].method, round.questions[key].params ?? {}, `upstream-${round.round}-${key}`)));
+  return Object.fromEntries(keys.map((key, i) => [key, replies[i]]));
+}
+
+/** Asks the client what the upstream asked, if the client can be asked it. */
+function ask(ctx: Context, method: string, params: Record<string, unknown>, key?: string): Promise<Record<string, unknown>> {
+  const capability = QUESTIONS[method];
+  if (capability === undefined) return Promise.reject(new UpstreamError(-32601, `The proxy does not relay ${method}`));
+  if ((ctx.clientCapabilities as Record<string, unknown>)[capability] === undefined) {
+    return Promise.reject(new ClientCapabilityError(capability, `The upstream asked for ${method}, which the client does not support`));
+  }
+  return ctx.requestClient(method, params, key === undefined ? {} : { key });
+}
+
+/** A 2026-07-28 upstream hears what the client of this request can do and what it logs. */
+function modernMeta(ctx: Context): Record<string, unknown> {
+  const meta: Record<string, unknown> = {};
+  const relayable: Record<string, unknown> = {};
+  for (const capability of Object.values(QUESTIONS)) {
+    const value = (ctx.clientCapabilities as Record<string, unknown>)[capability];
+    if (value !== undefined) relayable[capability] = value;
+  }
+  meta['io.modelcontextprotocol/clientCapabilities'] = relayable;
+  const level = logLevelOf(ctx);
+  if (level !== undefined) meta['io.modelcontextprotocol/logLevel'] = level;
+  return meta;
+}
+
+function logLevelOf(ctx: Context): LoggingLevel | undefined {
+  const given = (ctx.requestParams._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/logLevel'];
+  if (typeof given === 'string' && LEVELS.has(given)) return given as LoggingLevel;
+  return ctx.session?.logLevel;
+}
+
+/** A log message of the upstream's, about this request: the client's log, by its own level. */
+function forwardLog(method: string, params: Record<string, unknown>, ctx: Context): void {
+  if (method !== 'notifications/message') return;
+  const level = String(params.level);
+  if (!LEVELS.has(level)) return;
+  ctx.log[level as LoggingLevel](params.data, typeof params.logger === 'string' ? params.logger : undefined);
+}
+
+/** The result without what the upstream's era put on it (`resultType`, cache hints, protocol `_meta`): this server's era sets its own. */
+function withoutEraFields(result: Record<string, unknown>): Record<string, unknown> {
+  const meta = result._meta as Record<string, unknown> | undefined;
+  const protocolMeta = meta !== undefined && Object.keys(meta).some((key) => key.startsWith(PROTOCOL_META));
+  if (!protocolMeta && !ERA_FIELDS.some((field) => field in result)) return result;
+  const copy = { ...result };
+  for (const field of ERA_FIELDS) delete copy[field];
+  if (protocolMeta) {
+    const kept = Object.fromEntries(Object.entries(meta).filter(([key]) => !key.startsWith(PROTOCOL_META)));
+    if (Object.keys(kept).length > 0) copy._meta = kept;
+    else delete copy._meta;
+  }
+  return copy;
+}
+
+/**
+ * What the client hears of a failure: the upstream's own JSON-RPC error as it was (its code and
+ * message), a gone upstream as an internal error that says so.
+ */
+function asDownstreamError(error: unknown, method: string, ctx: Context): unknown {
+  if (error instanceof RequestEndedError || error instanceof ClientCapabilityError || ctx.signal.aborted) return error;
+  if (error instanceof UpstreamGoneError) return new McpError(-32603, `The upstream server is unavailable (${error.message}); ${method} was not completed`);
+  if (error instanceof UpstreamError) return new McpError(error.code, error.message, error.data);
+  return error;
+}
