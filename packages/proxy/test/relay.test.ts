@@ -52,8 +52,8 @@ describe.each(setups)('a proxy over $transport, speaking $era to the upstream', 
 
     test('lists every item of every page, and serves each kind', async () => {
       const tools = await client.listTools();
-      expect(tools).toHaveLength(259);
-      expect(new Set(tools.map((t) => t.name)).size).toBe(259);
+      expect(tools).toHaveLength(260);
+      expect(new Set(tools.map((t) => t.name)).size).toBe(260);
       expect(tools.find((t) => t.name === 'tool_249')).toMatchObject({ description: 'Generated tool 249', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } });
       expect(await client.callTool('tool_123', { text: 'hi' })).toMatchObject({ content: [{ type: 'text', text: 'tool_123:hi' }] });
       expect(await client.callTool('broken')).toMatchObject({ isError: true });

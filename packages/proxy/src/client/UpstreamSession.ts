@@ -88,6 +88,7 @@ export class UpstreamSession {
     const session = new UpstreamSession(channel, options);
     channel.onmessage = (message, related) => session.receive(message, related);
     channel.onclose = (error) => session.lost(error);
+    channel.onrequestlost = (id, error) => session.pending.get(id)?.reject(new UpstreamGoneError(error.message));
     await channel.start();
     try {
       await session.agree();

@@ -24,6 +24,8 @@ export interface ClientChannel {
   /** Ends the connection; the upstream is told where the transport can tell it (HTTP DELETE). */
   close(): Promise<void>;
   onmessage?: (message: JsonRpcMessage, related?: RequestId) => void;
+  /** One request's answer will never come (its stream broke off); the connection may live on. */
+  onrequestlost?: (id: RequestId, error: Error) => void;
   /** The connection is gone (the process exited, the session expired); `error` says why. */
   onclose?: (error: Error) => void;
   /** Set once the conversation's revision is known: HTTP sends it in `MCP-Protocol-Version`. */

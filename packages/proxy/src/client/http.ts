@@ -27,6 +27,7 @@ const LISTEN_RETRY_MS = [250, 1000, 3000];
 export class HttpChannel implements ClientChannel {
   onmessage?: (message: JsonRpcMessage, related?: RequestId) => void;
   onclose?: (error: Error) => void;
+  onrequestlost?: (id: RequestId, error: Error) => void;
   protocolVersion?: string;
   private sessionId: string | undefined;
   private readonly open = new Set<AbortController>();
@@ -56,7 +57,10 @@ export class HttpChannel implements ClientChannel {
     } catch (error) {
       release();
       if (controller.signal.aborted) return;
-      throw new Error(`the upstream at ${this.options.url.origin} cannot be reached: ${causeOf(error)}`);
+      const unreachable = new Error(`the upstream at ${this.options.url.origin} cannot be reached: ${causeOf(error)}`);
+      // Nothing answers there: a session it held is gone with it, and a new one is sought at once.
+      this.lose(unreachable);
+      throw unreachable;
     }
     const session = response.headers.get('mcp-session-id');
     if (session && message.method === 'initialize') this.sessionId = session;
@@ -147,9 +151,7 @@ export class HttpChannel implements ClientChannel {
     } catch {
       // The connection broke: said below, unless the request was cancelled.
     }
-    if (!answered && !controller.signal.aborted && !this.closed) {
-      this.deliver({ jsonrpc: '2.0', id, error: { code: -32603, message: 'The upstream closed the stream before answering: it may have stopped' } }, id);
-    }
+    if (!answered && !controller.signal.aborted && !this.closed) this.onrequestlost?.(id, new Error('the upstream closed the stream before answering: it may have stopped'));
   }
 
   private deliver(message: unknown, related: RequestId | undefined): void {
