@@ -64,6 +64,17 @@ export class AccessPolicy {
     if (isRestricted(rules)) this.restrictedTargets++;
   }
 
+  /**
+   * Takes the rules `from` (another server's policy) holds for `target`: a mounted server's
+   * items are checked here by their own rules, decorated or defined.
+   */
+  adopt(target: InvocationTarget, from: AccessPolicy): void {
+    if (this.rules.has(target)) return;
+    const rules = from.rulesOf(target);
+    this.rules.set(target, rules);
+    if (isRestricted(rules)) this.restrictedTargets++;
+  }
+
   /** Whether listings may differ per caller on this server. */
   get active(): boolean {
     return this.authenticated || this.restrictedTargets > 0;

@@ -229,7 +229,7 @@ export class Mount {
       }
       if (target.has(parentKey) || (kind === 'tool' && this.parent.toolSearch?.owns(parentKey))) continue; // taken: the parent's own stays
       // The parent lists per caller by the mounted item's own access rules.
-      this.parent.access.register([(item as { target: InvocationTarget }).target]);
+      this.parent.access.adopt((item as { target: InvocationTarget }).target, this.child.access);
       const made = ops.shown(item, parentKey, this.item(childKey));
       target.add(parentKey, made, `server.mount("${this.namespace}")`);
       if (!enabled) target.disable(parentKey);

@@ -138,7 +138,16 @@ describe('server.remote', () => {
     expect(await client.callTool('far_echo', { text: 'mounted' })).toMatchObject({ content: [{ type: 'text', text: 'mounted' }] });
     expect(await client.readResource('remote://far/items/2')).toMatchObject({ contents: [{ uri: 'remote://far/items/2', text: 'item at remote://items/2' }] });
     expect((await client.complete({ type: 'ref/prompt', name: 'far_greet' }, { name: 'who', value: 'g' })).completion.values).toEqual(['grace']);
+    // The remote item's own access rule holds where it is mounted, in listings too.
+    expect((await client.listTools()).map((t) => t.name)).not.toContain('far_admin');
     await client.close();
+    const admin = await createTestClient(parent, { principal: { subject: 'ada', scopes: ['remote:admin'], claims: {} } });
+    expect((await admin.listTools()).map((t) => t.name)).toContain('far_admin');
+    expect(await admin.callTool('far_admin')).toEqual({ content: [{ type: 'text', text: 'admin' }] });
+    await admin.close();
+    const stranger = await createTestClient(parent, { principal: { subject: 'eve', scopes: [], claims: {} } });
+    expect((await stranger.listTools()).map((t) => t.name)).not.toContain('far_admin');
+    await stranger.close();
     await parent.close();
   });
 });
