@@ -73,8 +73,14 @@ export class ProxyServer extends McpServer {
     const { upstream, upstreamProtocolVersion, reconnect, upstreamTimeoutMs, maxPages, upstreamLogLevel, name, version, ...serverOptions } = options;
     super({ ...serverOptions, name: name ?? 'proxy', version: version ?? '0.0.0' });
     this.catalog = this.remote({});
-    // Reports go where the server's own do (its onError, or stderr).
-    this.plugin({ name: 'typemcp:proxy', register: (host) => void (this.reporter = (what, error) => host.reportError(what, error)) });
+    // Reports go where the server's own do; however the server closes (close(), the end of stdin), the upstream goes with it.
+    this.plugin({
+      name: 'typemcp:proxy',
+      register: (host) => {
+        this.reporter = (what, error) => host.reportError(what, error);
+        host.onClose(() => this.upstream.close());
+      },
+    });
     this.callTimeoutMs = upstreamTimeoutMs ?? 300_000;
     this.maxPages = maxPages ?? 1000;
     this.callerHeaders = 'url' in upstream ? upstream.headers : undefined;
@@ -86,7 +92,6 @@ export class ProxyServer extends McpServer {
         clientInfo: { name: name ?? 'proxy', version: version ?? '0.0.0' },
         capabilities: RELAYED_CAPABILITIES,
         timeoutMs: LIST_TIMEOUT_MS,
-        headers: this.callerHeaders ? async () => (await this.callerHeaders!(undefined)) ?? {} : undefined,
       },
       { initialDelayMs: reconnect?.initialDelayMs ?? 100, maxDelayMs: reconnect?.maxDelayMs ?? 10_000 },
       {
@@ -109,12 +114,6 @@ export class ProxyServer extends McpServer {
   /** Where the connection to the upstream stands. */
   get upstreamState(): UpstreamState {
     return this.upstream.state;
-  }
-
-  /** Closes the server, then the connection to the upstream (a stdio upstream's process ends). */
-  override async close(): Promise<void> {
-    await super.close();
-    await this.upstream.close();
   }
 
   private async connected(session: UpstreamSession, logLevel: LoggingLevel): Promise<void> {
@@ -231,7 +230,10 @@ function channelFor(upstream: StdioUpstream | HttpUpstream): () => ClientChannel
   if ('url' in upstream) {
     const url = new URL(upstream.url);
     const fetcher = upstream.fetch ?? fetch;
-    return () => new HttpChannel({ url, fetch: fetcher });
+    const headers = upstream.headers;
+    // The proxy's own requests (the handshake, lists, the GET stream) carry what headers(undefined) gives.
+    const own = headers ? async () => (await headers(undefined)) ?? {} : undefined;
+    return () => new HttpChannel({ url, fetch: fetcher, headers: own });
   }
   if (typeof upstream?.command !== 'string') throw new TypeError('ProxyServer: upstream needs a command (stdio) or a url (HTTP)');
   return () => new StdioChannel(upstream);

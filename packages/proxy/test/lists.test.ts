@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import path from 'node:path';
 import { ProxyServer } from '@typemcp/proxy';
 import { createTestClient } from '@typemcp/testing';
+import { startHttpUpstream } from './upstreams';
 
 test('a cursor handed back twice, or more pages than maxPages, ends the list with a report instead of a loop', async () => {
   const reports: string[] = [];
@@ -25,3 +26,43 @@ test('a cursor handed back twice, or more pages than maxPages, ends the list wit
   await client.close();
   await proxy.close();
 });
+
+test("the proxy's own requests carry the headers option too; an HTTP error with a body of its own fails the request at once", async () => {
+  const upstream = await startHttpUpstream();
+  // A front that wants a key: 401 with a JSON body that is not JSON-RPC.
+  const keyed: typeof fetch = async (input, init) => {
+    const headers = new Headers(init?.headers);
+    if (headers.get('x-api-key') !== 'k-1') return new Response(JSON.stringify({ error: 'a key is needed' }), { status: 401, headers: { 'content-type': 'application/json' } });
+    return fetch(input, init);
+  };
+  try {
+    const reports: string[] = [];
+    const keyless = new ProxyServer({ upstream: { url: upstream.url, fetch: keyed }, upstreamProtocolVersion: '2026-07-28', onError: (what, error) => reports.push(`${what}: ${(error as Error).message}`) });
+    const started = Date.now();
+    void keyless.start();
+    await waitFor(() => reports.length > 0);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(reports[0]).toMatch(/HTTP 401/);
+    await keyless.close();
+
+    for (const upstreamProtocolVersion of ['2026-07-28', '2025-11-25']) {
+      const proxy = new ProxyServer({ upstream: { url: upstream.url, fetch: keyed, headers: () => ({ 'x-api-key': 'k-1' }) }, upstreamProtocolVersion });
+      await proxy.start();
+      const client = await createTestClient(proxy);
+      expect(await client.listTools()).toHaveLength(260);
+      expect(JSON.parse(((await client.callTool('headers')).content[0] as { text: string }).text)).toEqual({ authorization: null, 'x-api-key': 'k-1' });
+      await client.close();
+      await proxy.close();
+    }
+  } finally {
+    await upstream.kill();
+  }
+});
+
+async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('the condition did not hold in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -47,8 +47,6 @@ export interface SessionOptions {
   /** The capabilities the handshake announces, and each 2026-07-28 request's default. */
   capabilities: Record<string, unknown>;
   timeoutMs: number;
-  /** Headers of the session's own requests (discover, initialize, lists). */
-  headers?: () => Record<string, string> | Promise<Record<string, string>>;
 }
 
 interface Pending extends RequestHandlers {
@@ -183,13 +181,12 @@ export class UpstreamSession {
 
   private async agree(): Promise<void> {
     const wanted = this.options.protocolVersion;
-    const headers = await this.options.headers?.();
     const modern = wanted === 'auto' ? MODERN_VERSIONS[MODERN_VERSIONS.length - 1] : (MODERN_VERSIONS as readonly string[]).includes(wanted) ? wanted : undefined;
     if (modern !== undefined) {
       this.protocolVersion = modern;
       this.channel.protocolVersion = modern;
       try {
-        const found = await this.request('server/discover', undefined, { headers });
+        const found = await this.request('server/discover', undefined);
         const supported = (found.supportedVersions as string[] | undefined) ?? [];
         if (supported.includes(modern)) {
           this.serverCapabilities = (found.capabilities as Record<string, unknown> | undefined) ?? {};
@@ -205,7 +202,7 @@ export class UpstreamSession {
     const version = modern === undefined ? wanted : LATEST_HANDSHAKE_VERSION;
     this.protocolVersion = version;
     this.channel.protocolVersion = undefined;
-    const result = await this.request('initialize', { protocolVersion: version, capabilities: this.options.capabilities, clientInfo: this.options.clientInfo }, { headers });
+    const result = await this.request('initialize', { protocolVersion: version, capabilities: this.options.capabilities, clientInfo: this.options.clientInfo });
     const agreed = String(result.protocolVersion);
     if (!(HANDSHAKE_VERSIONS as readonly string[]).includes(agreed)) throw new Error(`the upstream answered initialize with protocol ${agreed}, which this proxy does not speak`);
     this.protocolVersion = agreed;

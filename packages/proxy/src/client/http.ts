@@ -85,8 +85,10 @@ export class HttpChannel implements ClientChannel {
     const text = await response.text().catch(() => '');
     release();
     const parsed = parseJson(text);
-    if (parsed !== undefined && (Array.isArray(parsed) || typeof parsed === 'object')) {
-      for (const item of Array.isArray(parsed) ? parsed : [parsed]) this.deliver(item, id);
+    const messages = (Array.isArray(parsed) ? parsed : [parsed]) as Array<Record<string, unknown> | null>;
+    // Only JSON-RPC that answers this request counts: an HTTP error with a JSON body of its own is an error of the request.
+    if (messages.some((message) => typeof message === 'object' && message !== null && message.id === id && !('method' in message))) {
+      for (const message of messages) this.deliver(message, id);
       return;
     }
     this.deliver({ jsonrpc: '2.0', id, error: { code: -32603, message: `The upstream answered HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ''}` } }, id);
