@@ -10,7 +10,7 @@ const { performance } = require('node:perf_hooks');
 const live = new Set();
 
 /** What the bench servers read from their environment: set per phase, never inherited. */
-const SERVER_SETTINGS = ['BENCH_TOOLS', 'BENCH_MIDDLEWARE', 'BENCH_2026', 'BENCH_MOUNT'];
+const SERVER_SETTINGS = ['BENCH_TOOLS', 'BENCH_MIDDLEWARE', 'BENCH_2026', 'BENCH_MOUNT', 'BENCH_PROXY_UPSTREAM'];
 /**
  * Settings of the machine that change how Node.js starts, the same for every variant, so not
  * passed on: NODE_EXTRA_CA_CERTS makes Node 20 read a certificate bundle at every start (about
