@@ -39,13 +39,12 @@ export interface RelayTarget {
  */
 export async function relay(target: RelayTarget, method: string, params: Record<string, unknown>, ctx: Context): Promise<Record<string, unknown>> {
   const { session } = target;
-  const controller = new AbortController();
-  const stop = () => controller.abort(ctx.signal.reason);
-  if (ctx.signal.aborted) stop();
-  else ctx.signal.addEventListener('abort', stop, { once: true });
+  // Cancels the upstream call in flight; the client's cancellation does the same through ctx.signal.
+  let cancelUpstream: ((reason: string) => void) | undefined;
   const wantsProgress = (ctx.requestParams._meta as Record<string, unknown> | undefined)?.progressToken !== undefined;
   const options = {
-    signal: controller.signal,
+    signal: ctx.signal,
+    cancelWith: (cancel: (reason: string) => void) => void (cancelUpstream = cancel),
     headers: target.headers,
     paramHeaders: target.paramHeaders,
     timeoutMs: target.timeoutMs,
@@ -55,7 +54,7 @@ export async function relay(target: RelayTarget, method: string, params: Record<
     onRequest: (name: string, body: Record<string, unknown>) =>
       ask(ctx, name, body).catch((error: unknown) => {
         // The client's answer comes on a retry (2026-07-28): this call of the upstream is over.
-        if (error instanceof RequestEndedError) controller.abort(error);
+        if (error instanceof RequestEndedError) cancelUpstream?.('the client is asked on a retry');
         throw error;
       }),
   };
@@ -80,8 +79,6 @@ export async function relay(target: RelayTarget, method: string, params: Record<
     }
   } catch (error) {
     throw asDownstreamError(error, method, ctx);
-  } finally {
-    ctx.signal.removeEventListener('abort', stop);
   }
 }
 

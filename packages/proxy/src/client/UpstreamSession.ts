@@ -33,6 +33,8 @@ export interface RequestHandlers {
 
 export interface UpstreamRequestOptions extends RequestHandlers {
   signal?: AbortSignal;
+  /** Receives a function that cancels the request (as its signal would), for a caller without a signal of its own to abort. */
+  cancelWith?: (cancel: (reason: string) => void) => void;
   /** 2026-07-28: what the request's `_meta` says of the client, over the session's defaults. */
   meta?: Record<string, unknown>;
   headers?: Record<string, string>;
@@ -130,11 +132,14 @@ export class UpstreamSession {
         settle();
         reject(error);
       };
-      const onAbort = () => {
+      const cancel = (reason: string) => {
+        if (!this.pending.has(id)) return;
         fail(new UpstreamError(-32800, `${method} was cancelled`));
         // Handshake era and stdio: the server hears it; over HTTP the stream closes too.
-        void this.channel.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String(options.signal?.reason ?? 'cancelled') } }).catch(() => undefined);
+        void this.channel.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }).catch(() => undefined);
       };
+      const onAbort = () => cancel(String(options.signal?.reason ?? 'cancelled'));
+      options.cancelWith?.(cancel);
       const entry: Pending = {
         resolve: (result) => {
           settle();

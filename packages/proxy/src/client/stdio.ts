@@ -66,6 +66,10 @@ export class StdioChannel implements ClientChannel {
     transport.onerror = () => undefined;
     child.stdin!.on('error', () => undefined);
     await transport.start();
+    // The child does not keep this process alive: a proxy served on stdio ends when its own
+    // input does, and the child, its input closed, ends after it.
+    child.unref();
+    for (const pipe of [child.stdin, child.stdout] as unknown as Array<{ unref?: () => void }>) pipe.unref?.();
   }
 
   async send(message: JsonRpcMessage): Promise<void> {
