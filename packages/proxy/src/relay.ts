@@ -39,11 +39,16 @@ export interface RelayTarget {
  */
 export async function relay(target: RelayTarget, method: string, params: Record<string, unknown>, ctx: Context): Promise<Record<string, unknown>> {
   const { session } = target;
-  // Cancels the upstream call in flight; the client's cancellation does the same through ctx.signal.
+  // Cancels the upstream call in flight, on the client's cancellation or when the client is asked on a retry.
   let cancelUpstream: ((reason: string) => void) | undefined;
   const wantsProgress = (ctx.requestParams._meta as Record<string, unknown> | undefined)?.progressToken !== undefined;
+  // Hearing of the client's cancellation without ctx.signal: an AbortController per call costs more than the relay itself.
+  let cancelled = false;
+  const stopListening = ctx.onCancel((reason) => {
+    cancelled = true;
+    cancelUpstream?.(String(reason ?? 'cancelled'));
+  });
   const options = {
-    signal: ctx.signal,
     cancelWith: (cancel: (reason: string) => void) => void (cancelUpstream = cancel),
     headers: target.headers,
     paramHeaders: target.paramHeaders,
@@ -78,7 +83,9 @@ export async function relay(target: RelayTarget, method: string, params: Record<
       if (pending.state !== undefined) body.requestState = pending.state;
     }
   } catch (error) {
-    throw asDownstreamError(error, method, ctx);
+    throw cancelled ? error : asDownstreamError(error, method);
+  } finally {
+    stopListening();
   }
 }
 
@@ -146,8 +153,8 @@ function withoutEraFields(result: Record<string, unknown>): Record<string, unkno
  * What the client hears of a failure: the upstream's own JSON-RPC error as it was (its code and
  * message), a gone upstream as an internal error that says so.
  */
-function asDownstreamError(error: unknown, method: string, ctx: Context): unknown {
-  if (error instanceof RequestEndedError || error instanceof ClientCapabilityError || ctx.signal.aborted) return error;
+function asDownstreamError(error: unknown, method: string): unknown {
+  if (error instanceof RequestEndedError || error instanceof ClientCapabilityError) return error;
   if (error instanceof UpstreamGoneError) return new McpError(-32603, `The upstream server is unavailable (${error.message}); ${method} was not completed`);
   if (error instanceof UpstreamError) return new McpError(error.code, error.message, error.data);
   return error;

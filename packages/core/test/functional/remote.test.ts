@@ -194,3 +194,42 @@ describe('ctx.carried', () => {
     await server.close();
   });
 });
+
+class Waits {
+  static heard: unknown[] = [];
+
+  @Tool({ description: 'Waits until cancelled, hearing of it through onCancel' })
+  async wait(ctx: Context): Promise<string> {
+    await new Promise<void>((resolve) => {
+      const stop = ctx.onCancel((reason) => {
+        Waits.heard.push(reason);
+        resolve();
+      });
+      // A second listener, stopped before the cancellation, is not called.
+      ctx.onCancel(() => Waits.heard.push('stopped listener called'))();
+      void stop;
+    });
+    // Listening after the cancellation still hears of it, in a microtask.
+    await new Promise<void>((resolve) => ctx.onCancel(() => resolve()));
+    Waits.heard.push('late listener called');
+    return 'cancelled';
+  }
+}
+
+describe('ctx.onCancel', () => {
+  test('calls its listener once with the reason when the client cancels; a stopped listener is not called; a late one is', async () => {
+    const server = new McpServer({ name: 'cancel', version: '1.0.0', providers: [Waits] });
+    const client = await createTestClient(server);
+    const controller = new AbortController();
+    const call = client.callTool('wait', undefined, { signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    controller.abort('enough');
+    await expect(call).rejects.toThrow(/cancelled/);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(Waits.heard).toHaveLength(2);
+    expect(String(Waits.heard[0])).toMatch(/enough/);
+    expect(Waits.heard[1]).toBe('late listener called');
+    await client.close();
+    await server.close();
+  });
+});

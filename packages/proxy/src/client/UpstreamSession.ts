@@ -32,8 +32,7 @@ export interface RequestHandlers {
 }
 
 export interface UpstreamRequestOptions extends RequestHandlers {
-  signal?: AbortSignal;
-  /** Receives a function that cancels the request (as its signal would), for a caller without a signal of its own to abort. */
+  /** Receives the function that cancels the request: the server is told, and what the request holds open is closed. */
   cancelWith?: (cancel: (reason: string) => void) => void;
   /** 2026-07-28: what the request's `_meta` says of the client, over the session's defaults. */
   meta?: Record<string, unknown>;
@@ -126,19 +125,19 @@ export class UpstreamSession {
         clearTimeout(timer);
         this.pending.delete(id);
         if (progressToken !== undefined) this.byToken.delete(progressToken);
-        options.signal?.removeEventListener('abort', onAbort);
       };
       const fail = (error: Error) => {
         settle();
         reject(error);
       };
+      let closeStream: (() => void) | undefined;
       const cancel = (reason: string) => {
         if (!this.pending.has(id)) return;
         fail(new UpstreamError(-32800, `${method} was cancelled`));
-        // Handshake era and stdio: the server hears it; over HTTP the stream closes too.
+        // The server hears it (stdio, the handshake era); over HTTP the request's stream closes too.
         void this.channel.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }).catch(() => undefined);
+        closeStream?.();
       };
-      const onAbort = () => cancel(String(options.signal?.reason ?? 'cancelled'));
       options.cancelWith?.(cancel);
       const entry: Pending = {
         resolve: (result) => {
@@ -153,9 +152,7 @@ export class UpstreamSession {
       };
       this.pending.set(id, entry);
       if (progressToken !== undefined) this.byToken.set(progressToken, entry);
-      if (options.signal?.aborted) return onAbort();
-      options.signal?.addEventListener('abort', onAbort, { once: true });
-      const send: SendOptions = { signal: options.signal, headers: options.headers, paramHeaders: options.paramHeaders };
+      const send: SendOptions = { cancelWith: (abort) => void (closeStream = abort), headers: options.headers, paramHeaders: options.paramHeaders };
       this.channel.send(body === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: body }, send).catch((error: Error) => fail(new UpstreamGoneError(error.message)));
     });
   }

@@ -5,8 +5,8 @@ export type JsonRpcMessage = Record<string, unknown>;
 
 /** How one message is sent. */
 export interface SendOptions {
-  /** Ends what the send holds open (an HTTP response stream) when aborted. */
-  signal?: AbortSignal;
+  /** Receives a function that ends what the send holds open (an HTTP response stream), for a cancelled request. */
+  cancelWith?: (abort: () => void) => void;
   /** Headers of this request only (HTTP): the caller's, as the proxy's `headers` option gives them. */
   headers?: Record<string, string>;
   /** 2026-07-28 over HTTP: tool arguments mirrored in `Mcp-Param-*` headers, by header name. */

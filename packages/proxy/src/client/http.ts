@@ -43,14 +43,9 @@ export class HttpChannel implements ClientChannel {
     const id = 'method' in message && 'id' in message ? (message.id as RequestId) : undefined;
     const headers = await this.headersFor(message, options);
     const controller = new AbortController();
-    const abort = () => controller.abort(options.signal?.reason);
-    if (options.signal?.aborted) return;
-    options.signal?.addEventListener('abort', abort, { once: true });
+    options.cancelWith?.(() => controller.abort());
     this.open.add(controller);
-    const release = () => {
-      options.signal?.removeEventListener('abort', abort);
-      this.open.delete(controller);
-    };
+    const release = () => void this.open.delete(controller);
     let response: Response;
     try {
       response = await this.options.fetch(this.options.url, { method: 'POST', headers, body: JSON.stringify(message), signal: controller.signal });
