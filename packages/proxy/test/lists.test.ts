@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ProxyServer } from '@typemcp/proxy';
 import { createTestClient } from '@typemcp/testing';
 import { startHttpUpstream } from './upstreams';
+import { waitFor } from './waitFor';
 
 test('a cursor handed back twice, or more pages than maxPages, ends the list with a report instead of a loop', async () => {
   const reports: string[] = [];
@@ -58,11 +59,3 @@ test("the proxy's own requests carry the headers option too; an HTTP error with 
     await upstream.kill();
   }
 });
-
-async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('the condition did not hold in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -20,6 +20,7 @@ import { RecordingTransport } from '../../../test-support/recordingTransport';
 import { connectSdkClient } from '../../../test-support/sdkClient';
 import { expectValidServerMessages } from '../../../test-support/specSchema';
 import { startHttpUpstream, upstreamCommand } from './upstreams';
+import { waitFor } from './waitFor';
 import type { HttpUpstreamProcess } from './upstreams';
 
 jest.setTimeout(60_000);
@@ -63,7 +64,7 @@ afterAll(async () => {
   await upstream?.kill();
 });
 
-const text = (result: { content?: unknown }) => ((result.content as Array<{ text?: string }>)[0]?.text ?? '');
+const text = (result: unknown) => (((result as { content?: Array<{ text?: string }> }).content ?? [])[0]?.text ?? '');
 
 function v1Transport(headers: Record<string, string> = {}) {
   return new V1Transport(new URL(address.url), { requestInit: { headers } });
@@ -150,7 +151,8 @@ describe('official SDK v2 client, pinned to 2026-07-28', () => {
     client.setRequestHandler('elicitation/create', async (request) => {
       const message = (request.params as { message: string }).message;
       asked.push(message);
-      return { action: 'accept', content: message.startsWith('Your name') ? { name: 'Vee' } : { city: 'Oslo' } };
+      const content: Record<string, string> = message.startsWith('Your name') ? { name: 'Vee' } : { city: 'Oslo' };
+      return { action: 'accept', content };
     });
     await client.connect(recorder as never);
     try {
@@ -248,11 +250,3 @@ describe('an upstream that goes away', () => {
     }
   });
 });
-
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('the condition did not hold in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

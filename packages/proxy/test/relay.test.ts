@@ -11,6 +11,7 @@ import type { ProxyOptions } from '@typemcp/proxy';
 import { createTestClient } from '@typemcp/testing';
 import type { TestClient } from '@typemcp/testing';
 import { startHttpUpstream, upstreamCommand } from './upstreams';
+import { waitFor } from './waitFor';
 import type { HttpUpstreamProcess } from './upstreams';
 
 jest.setTimeout(60_000);
@@ -105,11 +106,3 @@ describe.each(setups)('a proxy over $transport, speaking $era to the upstream', 
     await client.close();
   });
 });
-
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('the condition did not hold in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -161,7 +161,8 @@ class Survey {
     ctx.carried.rounds = seen + 1;
     const name = await ctx.elicit('Name?', { requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
     const city = await ctx.elicit('City?', { requestedSchema: { type: 'object', properties: { city: { type: 'string' } } } });
-    return `${String(name.content?.name)} from ${String(city.content?.city)}, ${String(ctx.carried.rounds)} runs`;
+    const said = (answer: typeof name, field: string) => (answer.action === 'accept' ? String(answer.content[field]) : answer.action);
+    return `${said(name, 'name')} from ${said(city, 'city')}, ${String(ctx.carried.rounds)} runs`;
   }
 }
 
