@@ -1,11 +1,11 @@
-import { McpServer, ToolError } from '@typemcp/core';
+import { McpError, McpServer, ToolError } from '@typemcp/core';
 import type { Context, LoggingLevel, McpServerOptions, RemoteCatalog } from '@typemcp/core';
 import type { ClientChannel } from './client/channel';
 import { HttpChannel } from './client/http';
 import type { HeaderMap } from './client/http';
 import { StdioChannel } from './client/stdio';
 import type { StdioUpstream } from './client/stdio';
-import { UpstreamGoneError } from './client/UpstreamSession';
+import { UpstreamError, UpstreamGoneError } from './client/UpstreamSession';
 import type { UpstreamSession } from './client/UpstreamSession';
 import { LIST_CHANGED, LISTS, listAll, remoteItems } from './mirror';
 import type { ListKind } from './mirror';
@@ -49,6 +49,11 @@ export interface ProxyOptions extends Omit<McpServerOptions, 'name' | 'version' 
 
 const LIST_TIMEOUT_MS = 30_000;
 const LISTEN_RETRY_MS = 1000;
+const LISTEN_MAX_RETRY_MS = 30_000;
+/** A listen stream that lasted this long was not refused: the next wait starts short again. */
+const LISTEN_STABLE_MS = 5000;
+/** Most mirrored resources whose updates the proxy asks the upstream for. */
+const MAX_WATCHED = 1000;
 /** What the proxy can relay from the upstream to its clients. */
 const RELAYED_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } };
 
@@ -64,6 +69,10 @@ export class ProxyServer extends McpServer {
   private readonly lists: Partial<Record<ListKind, Record<string, unknown>[]>> = {};
   private readonly stale = new Set<ListKind>();
   private syncing: Promise<void> | undefined;
+  /** The resources each session has the upstream watch (handshake: subscribed; 2026-07-28: on its listen stream). */
+  private readonly watching = new WeakMap<UpstreamSession, Set<string>>();
+  /** Opens the 2026-07-28 listen stream again (with the resources to watch now). */
+  private restartListen: (() => void) | undefined;
   private readonly callTimeoutMs: number;
   private readonly maxPages: number;
   private reporter: ((what: string, error: unknown) => void) | undefined;
@@ -130,26 +139,62 @@ export class ProxyServer extends McpServer {
   }
 
   /**
-   * 2026-07-28: the upstream tells of list changes on a `subscriptions/listen` stream, opened
-   * again while the session lives; its notifications reach `heard` as the session's own.
+   * 2026-07-28: the upstream tells of list changes, and of updates to the mirrored resources,
+   * on a `subscriptions/listen` stream, opened again while the session lives (at once when the
+   * resources to watch changed; after a growing wait when it ended by itself); its
+   * notifications reach `heard` as the session's own.
    */
   private async listenForChanges(session: UpstreamSession): Promise<void> {
-    const wanted: Record<string, boolean> = {};
-    const capabilities = session.serverCapabilities as Record<string, { listChanged?: boolean } | undefined>;
-    if (capabilities.tools?.listChanged) wanted.toolsListChanged = true;
-    if (capabilities.prompts?.listChanged) wanted.promptsListChanged = true;
-    if (capabilities.resources?.listChanged) wanted.resourcesListChanged = true;
-    if (Object.keys(wanted).length === 0) return;
+    const capabilities = session.serverCapabilities as Record<string, { listChanged?: boolean; subscribe?: boolean } | undefined>;
+    let wait = LISTEN_RETRY_MS;
     while (session.alive && this.upstream.state !== 'closed') {
-      await session
-        .request('subscriptions/listen', { notifications: wanted }, { timeoutMs: 2 ** 31 - 1 })
-        .catch(() => undefined);
+      const wanted: Record<string, unknown> = {};
+      if (capabilities.tools?.listChanged) wanted.toolsListChanged = true;
+      if (capabilities.prompts?.listChanged) wanted.promptsListChanged = true;
+      if (capabilities.resources?.listChanged) wanted.resourcesListChanged = true;
+      const watched = capabilities.resources?.subscribe ? this.watchedUris() : [];
+      if (watched.length > 0) wanted.resourceSubscriptions = watched;
+      if (Object.keys(wanted).length === 0) return;
+      const opened = Date.now();
+      let restarted = false;
+      const outcome = await session
+        .request('subscriptions/listen', { notifications: wanted }, { timeoutMs: 2 ** 31 - 1, cancelWith: (cancel) => (this.restartListen = () => ((restarted = true), cancel('the resources to watch changed'))) })
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      this.restartListen = undefined;
       if (!session.alive) return;
-      await new Promise((resolve) => setTimeout(resolve, LISTEN_RETRY_MS));
+      if (restarted) continue;
+      if (outcome instanceof UpstreamError && outcome.code === -32601) return this.report('the upstream does not serve subscriptions/listen: its changes are not heard', outcome);
+      wait = Date.now() - opened > LISTEN_STABLE_MS ? LISTEN_RETRY_MS : Math.min(wait * 2, LISTEN_MAX_RETRY_MS);
+      await new Promise((resolve) => setTimeout(resolve, wait));
       // Changes made while no stream was open are caught up with.
       for (const kind of Object.keys(LISTS) as ListKind[]) this.stale.add(kind);
       void this.sync(session);
     }
+  }
+
+  /** The mirrored resources whose updates the proxy asks the upstream for (the first MAX_WATCHED). */
+  private watchedUris(): string[] {
+    return (this.lists.resources ?? []).slice(0, MAX_WATCHED).map((resource) => resource.uri as string);
+  }
+
+  /**
+   * Keeps the upstream watching the mirrored resources for the proxy's subscribers: a
+   * handshake-era upstream with `resources/subscribe` and `unsubscribe`, a 2026-07-28 one by
+   * opening its listen stream again with the new list.
+   */
+  private async watch(session: UpstreamSession): Promise<void> {
+    if (!(session.serverCapabilities.resources as { subscribe?: boolean } | undefined)?.subscribe) return;
+    const wanted = new Set(this.watchedUris());
+    const watching = this.watching.get(session) ?? new Set<string>();
+    this.watching.set(session, wanted);
+    const same = wanted.size === watching.size && [...wanted].every((uri) => watching.has(uri));
+    if (same) return;
+    if (session.modern) return void this.restartListen?.();
+    const changes = [...[...wanted].filter((uri) => !watching.has(uri)).map((uri) => ['resources/subscribe', uri]), ...[...watching].filter((uri) => !wanted.has(uri)).map((uri) => ['resources/unsubscribe', uri])];
+    await Promise.all(changes.map(([method, uri]) => session.request(method, { uri }).catch((error: unknown) => this.report(`the upstream refused ${method} of ${uri}`, error))));
   }
 
   /** What the upstream tells outside requests: list changes, resource updates, log messages. */
@@ -186,6 +231,7 @@ export class ProxyServer extends McpServer {
               }
             }),
           );
+          void this.watch(session);
           this.catalog.update(remoteItems(this.lists, { forward: (method, params, ctx, paramHeaders) => this.forward(method, params, ctx, paramHeaders), completes: session.serverCapabilities.completions !== undefined }));
         }
       } finally {
@@ -215,9 +261,9 @@ export class ProxyServer extends McpServer {
       const headers = this.callerHeaders ? await this.callerHeaders(ctx) : undefined;
       return await relay({ session, headers, paramHeaders, timeoutMs: this.callTimeoutMs }, method, params, ctx);
     } catch (error) {
-      if (method === 'tools/call' && error instanceof UpstreamGoneError) throw new ToolError(`The upstream server is unavailable: ${error.message}`);
-      if (method === 'tools/call' && isGone(error)) throw new ToolError((error as Error).message);
-      throw error;
+      const gone = error instanceof UpstreamGoneError ? `The upstream server is unavailable: ${error.message}` : isGone(error) ? (error as Error).message : undefined;
+      if (gone === undefined) throw error;
+      throw method === 'tools/call' ? new ToolError(gone) : new McpError(-32603, gone);
     }
   }
 }

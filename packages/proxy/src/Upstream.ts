@@ -12,6 +12,9 @@ export interface ReconnectOptions {
 /** Where the upstream stands. */
 export type UpstreamState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'closed';
 
+/** How long a session must last for the next reconnection to start again from the shortest wait. */
+const STABLE_MS = 5000;
+
 interface Hooks {
   /** A session was opened (the first, or after a reconnection). */
   connected(session: UpstreamSession): Promise<void> | void;
@@ -32,6 +35,8 @@ export class Upstream {
   private firstConnection: Promise<void> | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private wake: (() => void) | undefined;
+  /** Settles the promise of `start()` when the proxy closes before the first connection. */
+  private abandonStart: (() => void) | undefined;
 
   constructor(
     private readonly channel: () => ClientChannel,
@@ -58,6 +63,8 @@ export class Upstream {
     this.state = 'closed';
     if (this.timer) clearTimeout(this.timer);
     this.wake?.();
+    this.abandonStart?.();
+    this.abandonStart = undefined;
     const session = this.session;
     this.session = undefined;
     await session?.close().catch(() => undefined);
@@ -66,7 +73,11 @@ export class Upstream {
   private async run(): Promise<void> {
     let delay = this.reconnect.initialDelayMs;
     let announced: (() => void) | undefined;
-    const first = new Promise<void>((resolve) => (announced = resolve));
+    const first = new Promise<void>((resolve) => {
+      announced = resolve;
+      // Closed before the first connection: start() is over too (upstreamState says 'closed').
+      this.abandonStart = resolve;
+    });
     const loop = async () => {
       while (!this.closed()) {
         this.state = this.session === undefined && this.lastError === undefined ? 'connecting' : 'reconnecting';
@@ -80,14 +91,18 @@ export class Upstream {
           this.session = session;
           this.state = 'connected';
           this.lastError = undefined;
+          const connectedAt = Date.now();
           await this.hooks.connected(session);
-          delay = this.reconnect.initialDelayMs;
           announced?.();
           announced = undefined;
+          this.abandonStart = undefined;
           const error = await lost;
           if (this.closed()) return;
           this.lastError = error;
           this.session = undefined;
+          this.state = 'reconnecting';
+          // An upstream that stayed up starts over from the shortest wait; one that dies as it starts keeps backing off.
+          if (Date.now() - connectedAt >= STABLE_MS) delay = this.reconnect.initialDelayMs;
           this.hooks.lost(error);
         } catch (error) {
           if (this.closed()) return;

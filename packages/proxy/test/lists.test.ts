@@ -48,12 +48,15 @@ test("the proxy's own requests carry the headers option too; an HTTP error with 
 
     for (const upstreamProtocolVersion of ['2026-07-28', '2025-11-25']) {
       const proxy = new ProxyServer({ upstream: { url: upstream.url, fetch: keyed, headers: () => ({ 'x-api-key': 'k-1' }) }, upstreamProtocolVersion });
-      await proxy.start();
-      const client = await createTestClient(proxy);
-      expect(await client.listTools()).toHaveLength(260);
-      expect(JSON.parse(((await client.callTool('headers')).content[0] as { text: string }).text)).toEqual({ authorization: null, 'x-api-key': 'k-1' });
-      await client.close();
-      await proxy.close();
+      try {
+        await proxy.start();
+        const client = await createTestClient(proxy);
+        expect(await client.listTools()).toHaveLength(261);
+        expect(JSON.parse(((await client.callTool('headers')).content[0] as { text: string }).text)).toEqual({ authorization: null, 'x-api-key': 'k-1' });
+        await client.close();
+      } finally {
+        await proxy.close();
+      }
     }
   } finally {
     await upstream.kill();

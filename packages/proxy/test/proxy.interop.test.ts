@@ -26,7 +26,7 @@ import type { HttpUpstreamProcess } from './upstreams';
 jest.setTimeout(60_000);
 
 const V2 = '2026-07-28';
-const UPSTREAM_TOOLS = 260;
+const UPSTREAM_TOOLS = 261;
 
 class Own {
   @Tool({ description: "The gateway's own tool" })

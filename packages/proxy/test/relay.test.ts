@@ -53,8 +53,8 @@ describe.each(setups)('a proxy over $transport, speaking $era to the upstream', 
 
     test('lists every item of every page, and serves each kind', async () => {
       const tools = await client.listTools();
-      expect(tools).toHaveLength(260);
-      expect(new Set(tools.map((t) => t.name)).size).toBe(260);
+      expect(tools).toHaveLength(261);
+      expect(new Set(tools.map((t) => t.name)).size).toBe(261);
       expect(tools.find((t) => t.name === 'tool_249')).toMatchObject({ description: 'Generated tool 249', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } });
       expect(await client.callTool('tool_123', { text: 'hi' })).toMatchObject({ content: [{ type: 'text', text: 'tool_123:hi' }] });
       expect(await client.callTool('broken')).toMatchObject({ isError: true });
@@ -92,6 +92,19 @@ describe.each(setups)('a proxy over $transport, speaking $era to the upstream', 
       expect(await client.callTool('haiku')).toMatchObject({ content: [{ type: 'text', text: 'an old silent pond' }] });
       expect(await client.callTool('where')).toMatchObject({ content: [{ type: 'text', text: 'file:///work/project' }] });
     });
+  });
+
+  test("relays the upstream's resource updates to the clients subscribed, in both eras", async () => {
+    const handshake = await createTestClient(proxy, { protocolVersion: '2025-11-25' });
+    const modern = await createTestClient(proxy, { protocolVersion: '2026-07-28' });
+    await handshake.subscribe('notes://readme');
+    const listening = await modern.listen({ resourceSubscriptions: ['notes://readme'] });
+    const heard = [handshake.nextNotification('notifications/resources/updated'), modern.nextNotification('notifications/resources/updated')];
+    expect(await handshake.callTool('touch')).toMatchObject({ content: [{ type: 'text', text: 'touched' }] });
+    for (const notification of await Promise.all(heard)) expect(notification).toMatchObject({ uri: 'notes://readme' });
+    await listening.close();
+    await handshake.close();
+    await modern.close();
   });
 
   test('relays list_changed: a tool the upstream gains reaches the clients', async () => {

@@ -64,6 +64,14 @@ export class AccessPolicy {
     if (isRestricted(rules)) this.restrictedTargets++;
   }
 
+  /** Drops the rules of a target that is gone (a remote item removed): listings stop differing per caller for it. */
+  forget(target: InvocationTarget): void {
+    const rules = this.rules.get(target);
+    if (rules === undefined) return;
+    this.rules.delete(target);
+    if (isRestricted(rules)) this.restrictedTargets--;
+  }
+
   /**
    * Takes the rules `from` (another server's policy) holds for `target`: a mounted server's
    * items are checked here by their own rules, decorated or defined.

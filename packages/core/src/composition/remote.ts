@@ -172,7 +172,10 @@ export class RemoteItemSet implements RemoteCatalog {
     if (this.removed) return;
     this.removed = true;
     for (const kind of KINDS) {
-      for (const [key, { item }] of this.shown.get(kind)!) removeIfStill(registryOf(this.host, kind), key, item);
+      for (const [key, { item }] of this.shown.get(kind)!) {
+        removeIfStill(registryOf(this.host, kind), key, item);
+        this.host.access.forget(item.target);
+      }
       this.shown.get(kind)!.clear();
     }
     this.host.capabilitiesChanged();
@@ -190,6 +193,7 @@ export class RemoteItemSet implements RemoteCatalog {
         const next = wanted.get(kind)!.get(key);
         if (next && fingerprintOf(next) === entry.fingerprint && registry.itemNamed(key) === entry.item) continue;
         removeIfStill(registry, key, entry.item);
+        this.host.access.forget(entry.item.target);
         shown.delete(key);
       }
       for (const [key, spec] of wanted.get(kind)!) {

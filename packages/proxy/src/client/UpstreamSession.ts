@@ -54,6 +54,8 @@ interface Pending extends RequestHandlers {
   resolve(result: Record<string, unknown>): void;
   reject(error: Error): void;
   progressToken?: string;
+  /** The request's own headers: its answers to the server's questions go with them too. */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -120,7 +122,10 @@ export class UpstreamSession {
       body = { ...params, _meta: meta };
     }
     return new Promise<Record<string, unknown>>((resolve, reject) => {
-      const timer = setTimeout(() => fail(new UpstreamError(-32001, `The upstream did not answer ${method} within ${options.timeoutMs ?? this.options.timeoutMs} ms`)), options.timeoutMs ?? this.options.timeoutMs);
+      const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
+      // A watchdog: it must not keep the process alive (a proxy on stdio ends with its input).
+      const timer = setTimeout(() => cancel('timed out', new UpstreamError(-32001, `The upstream did not answer ${method} within ${timeoutMs} ms`)), timeoutMs);
+      (timer as { unref?: () => void }).unref?.();
       const settle = () => {
         clearTimeout(timer);
         this.pending.delete(id);
@@ -131,11 +136,11 @@ export class UpstreamSession {
         reject(error);
       };
       let closeStream: (() => void) | undefined;
-      const cancel = (reason: string) => {
+      // Cancelled by the caller or timed out: the server hears it (stdio, the handshake era), and over HTTP the request's stream closes too.
+      const cancel = (reason: string, error: Error = new UpstreamError(-32800, `${method} was cancelled`)) => {
         if (!this.pending.has(id)) return;
-        fail(new UpstreamError(-32800, `${method} was cancelled`));
-        // The server hears it (stdio, the handshake era); over HTTP the request's stream closes too.
-        void this.channel.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }).catch(() => undefined);
+        fail(error);
+        void this.channel.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }, { headers: options.headers }).catch(() => undefined);
         closeStream?.();
       };
       options.cancelWith?.(cancel);
@@ -149,6 +154,7 @@ export class UpstreamSession {
         onNotification: options.onNotification,
         onProgress: options.onProgress,
         progressToken,
+        headers: options.headers,
       };
       this.pending.set(id, entry);
       if (progressToken !== undefined) this.byToken.set(progressToken, entry);
@@ -228,30 +234,58 @@ export class UpstreamSession {
       } else entry.resolve((message.result as Record<string, unknown>) ?? {});
       return;
     }
-    const owner = related === undefined ? undefined : this.pending.get(related);
     if (!('id' in message)) {
       if (method === 'notifications/progress') {
         const entry = this.byToken.get(String(params.progressToken));
         entry?.onProgress?.({ progress: params.progress as number, total: params.total as number | undefined, message: params.message as string | undefined });
         return;
       }
-      // A log message belongs to its request's client; over stdio none is named, and it is given to the one request in flight, if just one.
-      const listener = method === 'notifications/message' ? (owner ?? this.soleRequest()) : undefined;
-      if (listener?.onNotification) listener.onNotification(method, params);
-      else this.onNotification?.(method, params);
+      if (method !== 'notifications/message') return this.onNotification?.(method, params);
+      const listener = this.logListener(related);
+      if (listener !== undefined) listener.onNotification?.(method, params);
+      // Outside any request, a handshake-era upstream's log is every session's; one that belongs to a request nobody can name is nobody's.
+      else if (!this.modern && related === undefined && !this.busy()) this.onNotification?.(method, params);
       return;
     }
-    void this.answer(message.id as RequestId, method, params, owner);
+    void this.answer(message.id as RequestId, method, params, related);
+  }
+
+  /**
+   * Whose log message it is: the request its stream names, or (stdio, which names none) the one
+   * request in flight that takes log messages. A named request that is over takes none.
+   */
+  private logListener(related: RequestId | undefined): Pending | undefined {
+    if (related !== undefined) {
+      const owner = this.pending.get(related);
+      return owner?.onNotification ? owner : undefined;
+    }
+    let found: Pending | undefined;
+    for (const entry of this.pending.values()) {
+      if (!entry.onNotification) continue;
+      if (found) return undefined;
+      found = entry;
+    }
+    return found;
+  }
+
+  /** Whether a request that takes log messages is in flight. */
+  private busy(): boolean {
+    for (const entry of this.pending.values()) if (entry.onNotification) return true;
+    return false;
   }
 
   /** Answers a question of the server's: for the request it came with, else as the session does. */
-  private async answer(id: RequestId, method: string, params: Record<string, unknown>, owner: Pending | undefined): Promise<void> {
+  private async answer(id: RequestId, method: string, params: Record<string, unknown>, related: RequestId | undefined): Promise<void> {
     let reply: JsonRpcMessage;
-    let asker = owner;
+    let asker: Pending | undefined;
     try {
       if (method === 'ping') reply = { jsonrpc: '2.0', id, result: {} };
       else {
-        asker ??= this.soleAsker();
+        if (related !== undefined) {
+          // Named: only that request's client is asked; a request that is over takes no questions.
+          asker = this.pending.get(related);
+          if (!asker) throw new UpstreamError(-32603, 'The request this question belongs to is over');
+        } else asker = this.soleAsker();
         const handler = asker?.onRequest ?? this.onRequest;
         if (!handler) throw new UpstreamError(-32601, `This client does not answer ${method}`);
         reply = { jsonrpc: '2.0', id, result: await handler(method, params) };
@@ -262,7 +296,7 @@ export class UpstreamSession {
     }
     // A question of a request that was cancelled meanwhile is not answered: the upstream dropped it.
     const abandoned = asker !== undefined && ![...this.pending.values()].includes(asker);
-    if (!this.gone && !abandoned) await this.channel.send(reply).catch(() => undefined);
+    if (!this.gone && !abandoned) await this.channel.send(reply, { headers: asker?.headers }).catch(() => undefined);
   }
 
   /**
@@ -275,17 +309,6 @@ export class UpstreamSession {
     for (const entry of this.pending.values()) {
       if (!entry.onRequest) continue;
       if (found) throw new UpstreamError(-32603, 'The upstream asked a question while several requests were in flight, and this transport cannot tell which one it is for');
-      found = entry;
-    }
-    return found;
-  }
-
-  /** The one request in flight that takes log messages, if there is exactly one. */
-  private soleRequest(): Pending | undefined {
-    let found: Pending | undefined;
-    for (const entry of this.pending.values()) {
-      if (!entry.onNotification) continue;
-      if (found) return undefined;
       found = entry;
     }
     return found;

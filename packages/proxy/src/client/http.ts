@@ -52,6 +52,8 @@ export class HttpChannel implements ClientChannel {
     } catch (error) {
       release();
       if (controller.signal.aborted) return;
+      // A request fetch refuses (a header it cannot carry) fails alone; a network failure (with a cause) ends the session.
+      if ((error as { cause?: unknown }).cause === undefined) throw new Error(`the request could not be sent: ${causeOf(error)}`);
       const unreachable = new Error(`the upstream at ${this.options.url.origin} cannot be reached: ${causeOf(error)}`);
       // Nothing answers there: a session it held is gone with it, and a new one is sought at once.
       this.lose(unreachable);

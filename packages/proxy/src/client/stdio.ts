@@ -67,9 +67,15 @@ export class StdioChannel implements ClientChannel {
     child.stdin!.on('error', () => undefined);
     await transport.start();
     // The child does not keep this process alive: a proxy served on stdio ends when its own
-    // input does, and the child, its input closed, ends after it.
+    // input does, and the child, its input closed, ends after it (told with SIGTERM when this
+    // process exits before it did).
     child.unref();
     for (const pipe of [child.stdin, child.stdout] as unknown as Array<{ unref?: () => void }>) pipe.unref?.();
+    const endWithUs = () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    };
+    process.once('exit', endWithUs);
+    child.once('exit', () => process.off('exit', endWithUs));
   }
 
   async send(message: JsonRpcMessage): Promise<void> {
@@ -82,11 +88,13 @@ export class StdioChannel implements ClientChannel {
     this.closing = true;
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    // Held while closing: the process waits for the child's end instead of exiting under it.
+    child.ref();
     child.stdin?.end();
-    await Promise.race([this.exited, delay(EXIT_GRACE_MS)]);
+    await exitedWithin(this.exited!, EXIT_GRACE_MS);
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill('SIGTERM');
-    await Promise.race([this.exited, delay(EXIT_GRACE_MS)]);
+    await exitedWithin(this.exited!, EXIT_GRACE_MS);
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
 
@@ -96,6 +104,8 @@ export class StdioChannel implements ClientChannel {
   }
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+/** Resolves when the child exited or `ms` passed, whichever is first; the timer goes with it. */
+function exitedWithin(exited: Promise<void>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
 }

@@ -1,0 +1,95 @@
+/**
+ * Whose is a message the upstream sends during requests: the request its stream names, or over
+ * stdio (which names none) the one request in flight. A message for a request that is over, or
+ * one that cannot be attributed, reaches no client.
+ */
+import type { RequestId } from '@typemcp/core';
+import type { ClientChannel, JsonRpcMessage } from '../src/client/channel';
+import { UpstreamSession } from '../src/client/UpstreamSession';
+
+class FakeChannel implements ClientChannel {
+  readonly sent: JsonRpcMessage[] = [];
+  onmessage?: (message: JsonRpcMessage, related?: RequestId) => void;
+  onclose?: (error: Error) => void;
+  async start(): Promise<void> {}
+  async send(message: JsonRpcMessage): Promise<void> {
+    this.sent.push(message);
+    if (message.method === 'initialize') {
+      queueMicrotask(() => this.onmessage?.({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'fake', version: '1' } } }));
+    }
+  }
+  async close(): Promise<void> {}
+  idOf(method: string, nth = 0): RequestId {
+    return this.sent.filter((m) => m.method === method && 'id' in m)[nth].id as RequestId;
+  }
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+async function open() {
+  const channel = new FakeChannel();
+  const session = await UpstreamSession.open(channel, { protocolVersion: '2025-11-25', clientInfo: { name: 'p', version: '1' }, capabilities: {}, timeoutMs: 10_000 });
+  const unowned: string[] = [];
+  session.onNotification = (method) => void unowned.push(method);
+  return { channel, session, unowned };
+}
+
+function spies() {
+  const asked: string[] = [];
+  const logged: unknown[] = [];
+  return {
+    asked,
+    logged,
+    handlers: {
+      onRequest: async (method: string) => {
+        asked.push(method);
+        return { action: 'accept', content: {} };
+      },
+      onNotification: (_method: string, params: Record<string, unknown>) => void logged.push(params.data),
+    },
+  };
+}
+
+test('a question or log for a request that timed out reaches no other request; the timed-out request is cancelled upstream', async () => {
+  const { channel, session, unowned } = await open();
+  const a = spies();
+  const b = spies();
+  const first = session.request('tools/call', { name: 'slow' }, { ...a.handlers, timeoutMs: 30 });
+  const second = session.request('tools/call', { name: 'other' }, b.handlers);
+  const idA = channel.idOf('tools/call', 0);
+  await expect(first).rejects.toMatchObject({ code: -32001 });
+  expect(channel.sent).toContainEqual({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: idA, reason: 'timed out' } });
+
+  channel.onmessage!({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: "a's secret" } }, idA);
+  channel.onmessage!({ jsonrpc: '2.0', id: 'q1', method: 'elicitation/create', params: { message: "a's question" } }, idA);
+  await tick();
+  expect(b.asked).toEqual([]);
+  expect(b.logged).toEqual([]);
+  expect(unowned).toEqual([]);
+  expect(channel.sent.find((m) => m.id === 'q1')).toMatchObject({ error: { message: expect.stringMatching(/over/) } });
+
+  // Over stdio nothing is named: the one request in flight takes it.
+  channel.onmessage!({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: "b's line" } });
+  expect(b.logged).toEqual(["b's line"]);
+  channel.onmessage!({ jsonrpc: '2.0', id: channel.idOf('tools/call', 1), result: { content: [] } });
+  await second;
+});
+
+test('over stdio, with two requests in flight, an unnamed question is refused and an unnamed log reaches nobody', async () => {
+  const { channel, session, unowned } = await open();
+  const a = spies();
+  const b = spies();
+  const calls = [session.request('tools/call', { name: 'a' }, a.handlers), session.request('tools/call', { name: 'b' }, b.handlers)];
+  channel.onmessage!({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'whose?' } });
+  channel.onmessage!({ jsonrpc: '2.0', id: 'q2', method: 'sampling/createMessage', params: {} });
+  await tick();
+  expect([...a.asked, ...b.asked, ...a.logged, ...b.logged, ...unowned]).toEqual([]);
+  expect(channel.sent.find((m) => m.id === 'q2')).toMatchObject({ error: { message: expect.stringMatching(/several requests/) } });
+  for (const [i, call] of calls.entries()) {
+    channel.onmessage!({ jsonrpc: '2.0', id: channel.idOf('tools/call', i), result: { content: [] } });
+    await call;
+  }
+  // With no request in flight, a handshake-era upstream's log is the session's (every client's).
+  channel.onmessage!({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'server news' } });
+  expect(unowned).toEqual(['notifications/message']);
+});
