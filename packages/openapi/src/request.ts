@@ -82,6 +82,8 @@ function simple(value: unknown, explode: boolean): string {
 function pathValue(binding: Binding, value: unknown): string {
   const { name } = binding.parameter;
   const list = Array.isArray(value) ? value.map(text) : isObject(value) ? Object.entries(value).flatMap(([k, v]) => [k, text(v)]) : [text(value)];
+  // "." and ".." (however encoded) are path steps to a URL parser: /items/.. would call /.
+  if (list.some((item) => item === '.' || item === '..')) throw new ToolError(`the path parameter "${name}" may not be "." or ".."`);
   const encoded = list.map(encodeURIComponent);
   if (binding.style === 'label') return `.${encoded.join(binding.explode ? '.' : ',')}`;
   if (binding.style === 'matrix') return binding.explode && Array.isArray(value) ? encoded.map((v) => `;${name}=${v}`).join('') : `;${name}=${encoded.join(',')}`;

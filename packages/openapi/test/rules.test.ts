@@ -114,3 +114,22 @@ describe('the document and the options', () => {
     await server.close();
   });
 });
+
+test('a path parameter is percent-encoded, and "." or ".." (a step out of the path) is refused without calling the API', async () => {
+  const urls: string[] = [];
+  const fetch: typeof globalThis.fetch = async (input) => {
+    urls.push(String(input));
+    return new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } });
+  };
+  const server = await fromOpenApi({ spec, fetch });
+  const client = await createTestClient(server, { principal: { subject: 'ada', scopes: ['read'], claims: {} } });
+  expect((await client.callTool('getUser', { id: 'a b/c' })).isError).toBeUndefined();
+  expect(urls).toEqual(['https://api.example.com/users/a%20b%2Fc']);
+  for (const step of ['..', '.']) {
+    const refused = await client.callTool('getUser', { id: step });
+    expect(refused).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringContaining(`the path parameter "id" may not be "." or ".."`) }] });
+  }
+  expect(urls).toHaveLength(1);
+  await client.close();
+  await server.close();
+});
