@@ -158,7 +158,7 @@ export class ProxyServer extends McpServer {
       const opened = Date.now();
       let restarted = false;
       const outcome = await session
-        .request('subscriptions/listen', { notifications: wanted }, { timeoutMs: 2 ** 31 - 1, cancelWith: (cancel) => (this.restartListen = () => ((restarted = true), cancel('the resources to watch changed'))) })
+        .request('subscriptions/listen', { notifications: wanted }, { timeoutMs: 2 ** 31 - 1, background: true, cancelWith: (cancel) => (this.restartListen = () => ((restarted = true), cancel('the resources to watch changed'))) })
         .then(
           () => undefined,
           (error: unknown) => error,

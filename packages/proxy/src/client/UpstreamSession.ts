@@ -32,6 +32,8 @@ export interface RequestHandlers {
 }
 
 export interface UpstreamRequestOptions extends RequestHandlers {
+  /** A request that stays open for as long as the session (`subscriptions/listen`): it does not keep the process alive. */
+  background?: boolean;
   /** Receives the function that cancels the request: the server is told, and what the request holds open is closed. */
   cancelWith?: (cancel: (reason: string) => void) => void;
   /** 2026-07-28: what the request's `_meta` says of the client, over the session's defaults. */
@@ -78,6 +80,8 @@ export class UpstreamSession {
   private readonly pending = new Map<RequestId, Pending>();
   private readonly byToken = new Map<string, Pending>();
   private gone: Error | undefined;
+  /** Requests waiting for an answer, but for background ones. */
+  private waiting = 0;
 
   private constructor(
     private readonly channel: ClientChannel,
@@ -128,7 +132,7 @@ export class UpstreamSession {
       (timer as { unref?: () => void }).unref?.();
       const settle = () => {
         clearTimeout(timer);
-        this.pending.delete(id);
+        if (this.pending.delete(id) && !options.background && --this.waiting === 0) this.channel.hold?.(false);
         if (progressToken !== undefined) this.byToken.delete(progressToken);
       };
       const fail = (error: Error) => {
@@ -157,6 +161,7 @@ export class UpstreamSession {
         headers: options.headers,
       };
       this.pending.set(id, entry);
+      if (!options.background && this.waiting++ === 0) this.channel.hold?.(true);
       if (progressToken !== undefined) this.byToken.set(progressToken, entry);
       const send: SendOptions = { cancelWith: (abort) => void (closeStream = abort), headers: options.headers, paramHeaders: options.paramHeaders };
       this.channel.send(body === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: body }, send).catch((error: Error) => fail(new UpstreamGoneError(error.message)));
@@ -320,6 +325,7 @@ export class UpstreamSession {
     const gone = new UpstreamGoneError(error.message);
     for (const entry of [...this.pending.values()]) entry.reject(gone);
     this.pending.clear();
+    this.waiting = 0;
     this.byToken.clear();
     if (tell) this.onclose?.(error);
   }

@@ -30,6 +30,11 @@ export interface ClientChannel {
   onclose?: (error: Error) => void;
   /** Set once the conversation's revision is known: HTTP sends it in `MCP-Protocol-Version`. */
   protocolVersion?: string;
+  /**
+   * Whether requests are waiting for answers: while they are, the channel keeps the process
+   * alive (a child process's pipes); otherwise it does not.
+   */
+  hold?(waiting: boolean): void;
   /** Handshake era: listen for what the server sends outside requests (HTTP opens its GET stream). */
   listen?(): void;
 }

@@ -66,11 +66,10 @@ export class StdioChannel implements ClientChannel {
     transport.onerror = () => undefined;
     child.stdin!.on('error', () => undefined);
     await transport.start();
-    // The child does not keep this process alive: a proxy served on stdio ends when its own
-    // input does, and the child, its input closed, ends after it (told with SIGTERM when this
-    // process exits before it did).
-    child.unref();
-    for (const pipe of [child.stdin, child.stdout] as unknown as Array<{ unref?: () => void }>) pipe.unref?.();
+    // The child keeps this process alive only while a request waits: a proxy served on stdio
+    // ends when its own input does, and the child, its input closed, ends after it (told with
+    // SIGTERM when this process exits before it did).
+    this.hold(false);
     const endWithUs = () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     };
@@ -81,6 +80,16 @@ export class StdioChannel implements ClientChannel {
   async send(message: JsonRpcMessage): Promise<void> {
     if (!this.transport) throw new Error('the upstream process is not running');
     await this.transport.send(message as unknown as OutgoingMessage);
+  }
+
+  /** The child and its pipes keep this process alive only while a request waits for an answer. */
+  hold(waiting: boolean): void {
+    const child = this.child;
+    if (!child) return;
+    for (const handle of [child, child.stdin, child.stdout] as unknown as Array<{ ref?: () => void; unref?: () => void }>) {
+      if (waiting) handle.ref?.();
+      else handle.unref?.();
+    }
   }
 
   /** Closes its stdin; SIGTERM after a grace period, SIGKILL after another. */
