@@ -261,15 +261,11 @@ export class ProxyServer extends McpServer {
       const headers = this.callerHeaders ? await this.callerHeaders(ctx) : undefined;
       return await relay({ session, headers, paramHeaders, timeoutMs: this.callTimeoutMs }, method, params, ctx);
     } catch (error) {
-      const gone = error instanceof UpstreamGoneError ? `The upstream server is unavailable: ${error.message}` : isGone(error) ? (error as Error).message : undefined;
-      if (gone === undefined) throw error;
+      if (!(error instanceof UpstreamGoneError)) throw error;
+      const gone = `The upstream server is unavailable: ${error.message}`;
       throw method === 'tools/call' ? new ToolError(gone) : new McpError(-32603, gone);
     }
   }
-}
-
-function isGone(error: unknown): boolean {
-  return error instanceof Error && error.message.startsWith('The upstream server is unavailable');
 }
 
 function channelFor(upstream: StdioUpstream | HttpUpstream): () => ClientChannel {

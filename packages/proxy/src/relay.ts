@@ -1,6 +1,6 @@
 import { ClientCapabilityError, McpError, RequestEndedError } from '@typemcp/core';
 import type { Context, LoggingLevel } from '@typemcp/core';
-import { UpstreamError, UpstreamGoneError } from './client/UpstreamSession';
+import { UpstreamError } from './client/UpstreamSession';
 import type { UpstreamSession } from './client/UpstreamSession';
 
 /** What the client may be asked through the proxy, and the capability each needs. */
@@ -83,7 +83,7 @@ export async function relay(target: RelayTarget, method: string, params: Record<
       if (pending.state !== undefined) body.requestState = pending.state;
     }
   } catch (error) {
-    throw cancelled ? error : asDownstreamError(error, method);
+    throw cancelled ? error : asDownstreamError(error);
   } finally {
     stopListening();
   }
@@ -149,13 +149,7 @@ function withoutEraFields(result: Record<string, unknown>): Record<string, unkno
   return copy;
 }
 
-/**
- * What the client hears of a failure: the upstream's own JSON-RPC error as it was (its code and
- * message), a gone upstream as an internal error that says so.
- */
-function asDownstreamError(error: unknown, method: string): unknown {
-  if (error instanceof RequestEndedError || error instanceof ClientCapabilityError) return error;
-  if (error instanceof UpstreamGoneError) return new McpError(-32603, `The upstream server is unavailable (${error.message}); ${method} was not completed`);
-  if (error instanceof UpstreamError) return new McpError(error.code, error.message, error.data);
-  return error;
+/** The upstream's own JSON-RPC error as the client hears it: its code, message and data. A gone upstream is the caller's to word. */
+function asDownstreamError(error: unknown): unknown {
+  return error instanceof UpstreamError ? new McpError(error.code, error.message, error.data) : error;
 }

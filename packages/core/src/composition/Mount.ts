@@ -148,7 +148,7 @@ export class Mount {
     for (const kind of KINDS) {
       const registry = OPS[kind].registry(this.parent) as Registry<unknown>;
       const shown = [...(this.shown.get(kind)?.values() ?? [])];
-      for (const { parentKey, item } of shown) removeIfStill(registry, parentKey, item);
+      for (const { parentKey, item } of shown) registry.removeIfHolds(parentKey, item);
       // Tools made from the mounted ones (server.transformTool) go with them.
       if (kind === 'tool') {
         const mine = new Set(shown.map((entry) => entry.item));
@@ -200,7 +200,7 @@ export class Mount {
     const stillOurs = (entry: { parentKey: string; item: unknown }) => target.itemNamed(entry.parentKey) === entry.item;
     for (const [childKey, entry] of shown) {
       if (current.get(childKey)?.item === entry.source) continue;
-      removeIfStill(target as Registry<unknown>, entry.parentKey, entry.item);
+      (target as Registry<unknown>).removeIfHolds(entry.parentKey, entry.item);
       shown.delete(childKey);
     }
     for (const [childKey, { item, enabled }] of current) {
@@ -328,11 +328,6 @@ const OPS: { [K in Kind]: KindOps<K extends 'tool' ? RegisteredTool : K extends 
     }),
   },
 };
-
-/** Removes `key` when the registry still holds `item` under it (not an item of the parent's that took the key since). */
-function removeIfStill(registry: Registry<unknown>, key: string, item: unknown): void {
-  if (registry.itemNamed(key) === item) registry.remove(key);
-}
 
 function reaches(from: Mountable, to: Mountable): boolean {
   for (const mount of from.mounts) if (mount.child === to || reaches(mount.child, to)) return true;

@@ -15,6 +15,7 @@ import type { Registry } from '../runtime/Registry';
 import { lazySchemaValidator } from '../validation';
 import type { DtoValidator } from '../validation';
 import { toolErrorResult } from '../features/toolResult';
+import { MAX_COMPLETION_VALUES } from '../features/completion';
 import { UriTemplate } from '../uri';
 
 /** Who may see and use an item served elsewhere: as `@Public`, `@Scopes` and `@Roles` say it. */
@@ -173,7 +174,7 @@ export class RemoteItemSet implements RemoteCatalog {
     this.removed = true;
     for (const kind of KINDS) {
       for (const [key, { item }] of this.shown.get(kind)!) {
-        removeIfStill(registryOf(this.host, kind), key, item);
+        registryOf(this.host, kind).removeIfHolds(key, item);
         this.host.access.forget(item.target);
       }
       this.shown.get(kind)!.clear();
@@ -192,7 +193,7 @@ export class RemoteItemSet implements RemoteCatalog {
       for (const [key, entry] of shown) {
         const next = wanted.get(kind)!.get(key);
         if (next && fingerprintOf(next) === entry.fingerprint && registry.itemNamed(key) === entry.item) continue;
-        removeIfStill(registry, key, entry.item);
+        registry.removeIfHolds(key, entry.item);
         this.host.access.forget(entry.item.target);
         shown.delete(key);
       }
@@ -287,10 +288,6 @@ function fingerprintOf(spec: Spec): string {
 
 function registryOf(host: RemoteHost, kind: Kind): Registry<Item> {
   return (kind === 'tool' ? host.tools : kind === 'prompt' ? host.prompts : kind === 'resource' ? host.resources : host.templates) as Registry<Item>;
-}
-
-function removeIfStill(registry: Registry<Item>, key: string, item: Item): void {
-  if (registry.itemNamed(key) === item) registry.remove(key);
 }
 
 function taken(kind: Kind, key: string): DefinitionError {
@@ -432,7 +429,7 @@ async function complete(completer: RemoteCompleter | undefined, params: Record<s
   const argument = params.argument as { name: string; value: string };
   const answer = await completer(argument, params.context as { arguments?: Record<string, string> } | undefined, ctx);
   const values = (answer?.values ?? []).map(String);
-  const shown = values.slice(0, 100);
+  const shown = values.slice(0, MAX_COMPLETION_VALUES);
   const completion: Record<string, unknown> = { values: shown };
   if (answer.total !== undefined) completion.total = answer.total;
   if (answer.hasMore !== undefined || values.length > shown.length) completion.hasMore = answer.hasMore ?? true;

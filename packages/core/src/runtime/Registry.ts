@@ -61,6 +61,11 @@ export class Registry<T> {
     return removed;
   }
 
+  /** Removes `name` when it still holds `item` (not an item registered under that name since). */
+  removeIfHolds(name: string, item: T): boolean {
+    return this.entries.get(name)?.item === item && this.remove(name);
+  }
+
   /** The enabled items, in registration order. The array is shared until the next change. */
   list(): readonly T[] {
     return (this.items ??= this.listed().map((e) => e.item));

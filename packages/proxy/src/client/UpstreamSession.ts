@@ -173,11 +173,6 @@ export class UpstreamSession {
     await this.channel.send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
   }
 
-  /** The requests still waiting for an answer, oldest first, with what they handle. */
-  inFlight(): RequestHandlers[] {
-    return [...this.pending.values()];
-  }
-
   async close(): Promise<void> {
     this.lost(new UpstreamGoneError('the connection to the upstream was closed'), false);
     await this.channel.close();

@@ -45,4 +45,17 @@ describe('Registry', () => {
     await tick();
     expect(listener).toHaveBeenCalledTimes(2);
   });
+
+  it('removes a name only while it still holds the given item', () => {
+    const registry = new Registry<{ id: number }>('tool');
+    const first = { id: 1 };
+    const second = { id: 2 };
+    registry.add('a', first, 'test');
+    registry.remove('a');
+    registry.add('a', second, 'test');
+    expect(registry.removeIfHolds('a', first)).toBe(false);
+    expect(registry.get('a')).toBe(second);
+    expect(registry.removeIfHolds('a', second)).toBe(true);
+    expect(registry.has('a')).toBe(false);
+  });
 });
