@@ -5,9 +5,9 @@ const MAX = 128;
 /** The tool name an operation asks for: a rule's name, its operationId, else `<method>_<path>`; made a valid MCP tool name. */
 export function wantedName(operation: Operation, ruleName: string | undefined): string {
   const given = ruleName ?? operation.operationId;
-  if (given !== undefined) return fit(given.replace(/[^A-Za-z0-9_.-]+/g, '_'), '');
+  if (given !== undefined) return withinLimit(given.replace(/[^A-Za-z0-9_.-]+/g, '_'), '');
   const path = operation.path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^_+|_+$/g, '');
-  return fit(`${operation.method.toLowerCase()}_${path === '' ? 'root' : path}`, '');
+  return withinLimit(`${operation.method.toLowerCase()}_${path === '' ? 'root' : path}`, '');
 }
 
 /**
@@ -20,7 +20,7 @@ export function uniqueNames(wanted: readonly string[]): string[] {
   return wanted.map((name) => {
     let chosen = name;
     for (let n = 2; used.has(chosen); n++) {
-      chosen = fit(name, `_${n}`);
+      chosen = withinLimit(name, `_${n}`);
       if (all.has(chosen)) chosen = name; // another operation wants that one: keep counting
     }
     used.add(chosen);
@@ -32,7 +32,7 @@ export function uniqueNames(wanted: readonly string[]): string[] {
  * `name` + `suffix` within 128 characters: a longer name keeps its beginning, then `_` and 8
  * hexadecimal digits of a hash of the whole, so long names that differ late stay apart.
  */
-function fit(name: string, suffix: string): string {
+function withinLimit(name: string, suffix: string): string {
   if (name.length + suffix.length <= MAX) return name + suffix;
   const tail = `_${fnv1a(name)}${suffix}`;
   return name.slice(0, MAX - tail.length) + tail;
