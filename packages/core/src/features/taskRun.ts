@@ -46,7 +46,7 @@ export function taskChannel(host: FeatureHost, task: TaskRecord, session: string
       const own = isPlainObject(params._meta) ? params._meta : {};
       connection()?.notify(method, { ...params, _meta: { ...own, ...related } });
     },
-    request: (method, params, options) => questions.ask(method, params, options.signal ?? NEVER, options.inputKey),
+    request: (method, params, options) => questions.ask(method, params, options.signal ?? never(), options.inputKey),
     log(scope, level, data, logger) {
       // The connection applies the level filter and the rate limit; the spec asks the related-task _meta on every notification of a task.
       connection()?.log(scope, level, data, logger, undefined, related);
@@ -54,7 +54,11 @@ export function taskChannel(host: FeatureHost, task: TaskRecord, session: string
   };
 }
 
-const NEVER = new AbortController().signal;
+/** A signal that never aborts, made on first use: Workers forbid an AbortController at module scope. */
+let neverSignal: AbortSignal | undefined;
+function never(): AbortSignal {
+  return (neverSignal ??= new AbortController().signal);
+}
 
 export function progressTokenOf(meta: Record<string, unknown>): string | number | undefined {
   const token = meta.progressToken;
