@@ -148,12 +148,13 @@ export class Mount {
     for (const kind of KINDS) {
       const registry = OPS[kind].registry(this.parent) as Registry<unknown>;
       const shown = [...(this.shown.get(kind)?.values() ?? [])];
-      for (const { parentKey, item } of shown) registry.removeIfHolds(parentKey, item);
-      // Tools made from the mounted ones (server.transformTool) go with them.
+      // Tools made from the mounted ones (server.transformTool) go with them, and so do their covers.
       if (kind === 'tool') {
-        const mine = new Set(shown.map((entry) => entry.item));
-        for (const { name, item } of this.parent.tools.all()) if (item.transformedFrom && mine.has(item.transformedFrom)) this.parent.tools.remove(name);
+        const mine = new Set(shown.filter((entry) => this.parent.tools.itemNamed(entry.parentKey) === entry.item).map((entry) => entry.parentKey));
+        for (const { name, item } of this.parent.tools.all()) if (item.transformedFrom !== undefined && mine.has(item.transformedFrom) && name !== item.transformedFrom) this.parent.tools.remove(name);
+        for (const key of mine) this.parent.tools.uncover(key);
       }
+      for (const { parentKey, item } of shown) registry.removeIfHolds(parentKey, item);
       this.shown.delete(kind);
     }
     this.parent.mounts.delete(this);
@@ -209,7 +210,7 @@ export class Mount {
         // Mirrors the mounted server's changes of state; the parent's own disable (or a
         // transformTool that hid the item) stays: only what the mount disabled is enabled again.
         if (known.enabled !== enabled && stillOurs(known)) {
-          if (!enabled && target.get(known.parentKey) !== undefined) {
+          if (!enabled && target.isEnabled(known.parentKey)) {
             target.disable(known.parentKey);
             known.disabledByMount = true;
           } else if (enabled && known.disabledByMount) {

@@ -1,4 +1,4 @@
-import { DefinitionError } from '../errors';
+import { DefinitionError, InvalidParamsError } from '../errors';
 import { invokeTool } from '../features/tools';
 import type { ToolInvoker } from '../features/tools';
 import type { CallToolResult } from '../features/toolResult';
@@ -45,9 +45,10 @@ export interface ToolTransform {
 
 
 /**
- * Adds a tool made from `name` (a local or a mounted tool): clients see its new name,
+ * Adds a tool made from `name` (a local, mounted or remote tool): clients see its new name,
  * description and arguments and are validated against that schema; the original's own
- * validation still checks what reaches it.
+ * validation still checks what reaches it. Unless kept, the original is covered in the
+ * registry: neither listed nor callable, whatever its source registers under its name later.
  */
 export function transformTool(
   host: ToolInvoker,
@@ -58,7 +59,10 @@ export function transformTool(
   checkName: (name: string, where: string) => void,
 ): RegisteredTool {
   const where = `server.transformTool("${name}")`;
-  const original = tools.itemNamed(name);
+  // A tool already transformed under its own name is transformed again as clients see it, so
+  // what the first transform hides stays hidden.
+  const stacked = tools.coveredBy(name);
+  const original = stacked ?? tools.itemNamed(name);
   if (!original) throw new DefinitionError('INVALID_OPTION', `${where}: no tool is named "${name}"`);
   const newName = transform.name ?? name;
   if (!TOOL_NAME.test(newName)) throw new DefinitionError('INVALID_OPTION', `${where}: name must be 1-128 characters of A-Z, a-z, 0-9, "_", "-" or ".", not ${JSON.stringify(newName)}`);
@@ -70,7 +74,13 @@ export function transformTool(
   const wrap = transform.wrap;
   if (wrap !== undefined && typeof wrap !== 'function') throw new DefinitionError('INVALID_OPTION', `${where}: wrap must be a function`);
 
-  const call = (args: Record<string, unknown>, ctx: Context) => Promise.resolve(invokeTool(host, original, args, ctx));
+  // The tool as it is registered now: a mounted or remote source may have replaced it since.
+  const source = (): RegisteredTool | undefined => stacked ?? tools.itemNamed(name);
+  const call = (args: Record<string, unknown>, ctx: Context) => {
+    const current = source();
+    if (!current) return Promise.reject(new InvalidParamsError(`Unknown tool: ${newName} (the tool "${name}" it is made from is no longer served)`));
+    return Promise.resolve(invokeTool(host, current, args, ctx));
+  };
   const rename = (listing: Record<string, unknown>): Record<string, unknown> => {
     const shown: Record<string, unknown> = { ...listing, name: newName, inputSchema: schema };
     if (transform.description !== undefined) shown.description = transform.description;
@@ -83,7 +93,7 @@ export function transformTool(
     inputSchema: schema,
     // Mirrored headers (2026-07-28 `x-mcp-header`) name the arguments as clients send them.
     headerParams: headerParamsOf(schema, where),
-    transformedFrom: original,
+    transformedFrom: name,
     inputValidator: {
       validate: (args) => {
         const errors = check(args);
@@ -98,12 +108,13 @@ export function transformTool(
       return wrap ? wrap(args, (given) => call(given, ctx), ctx) : call(args, ctx);
     },
   };
+  // Access rules and middleware targets are the source's as it is now (a remote item's rules go with the item they were defined for).
+  Object.defineProperty(made, 'target', { get: () => source()?.target ?? original.target, enumerable: true });
   if (newName === name) {
-    tools.remove(name);
-    tools.add(newName, made, where);
+    tools.cover(name, made);
   } else {
     tools.add(newName, made, where);
-    if (!transform.keepOriginal) tools.disable(name);
+    if (!transform.keepOriginal) tools.cover(name);
   }
   return made;
 }

@@ -16,9 +16,14 @@ export interface Listed<T> {
 /**
  * Named items in registration order, with enable/disable/remove at run time. Listeners hear
  * about changes once per tick, however many changes that tick made.
+ *
+ * A name can be covered (`cover`): what is registered under it is never shown, whatever is
+ * registered there later, until the cover is lifted; a cover may show another item in its place.
  */
 export class Registry<T> {
   private readonly entries = new Map<string, Entry<T>>();
+  /** Covered names → the item shown instead while one is registered there (none: hidden). */
+  private readonly covers = new Map<string, { shown: T | undefined }>();
   private readonly listeners = new Set<() => void>();
   private snapshot: Listed<T>[] | undefined;
   private items: T[] | undefined;
@@ -37,10 +42,36 @@ export class Registry<T> {
     this.changed();
   }
 
-  /** The enabled item with that name. */
+  /** The enabled item with that name, as clients see it (a cover's item, or none). */
   get(name: string): T | undefined {
     const entry = this.entries.get(name);
-    return entry?.enabled ? entry.item : undefined;
+    if (!entry?.enabled) return undefined;
+    const cover = this.covers.get(name);
+    return cover ? cover.shown : entry.item;
+  }
+
+  /** Whether the item registered under `name` is enabled (covered or not). */
+  isEnabled(name: string): boolean {
+    return this.entries.get(name)?.enabled === true;
+  }
+
+  /**
+   * Hides whatever is registered under `name`, now and after any re-registration; `shown`, when given, is shown in its place while something
+   * is registered there. A new cover replaces the name's earlier one; `uncover` lifts it.
+   */
+  cover(name: string, shown?: T): void {
+    this.covers.set(name, { shown });
+    this.changed();
+  }
+
+  /** Lifts the cover of `name`: what is registered there is shown again. */
+  uncover(name: string): void {
+    if (this.covers.delete(name)) this.changed();
+  }
+
+  /** The item a cover shows under `name`, if one does. */
+  coveredBy(name: string): T | undefined {
+    return this.covers.get(name)?.shown;
   }
 
   has(name: string): boolean {
@@ -73,17 +104,34 @@ export class Registry<T> {
 
   /** The enabled items with their sequence numbers, ascending. Shared until the next change. */
   listed(): readonly Listed<T>[] {
-    return (this.snapshot ??= [...this.entries.values()].filter((e) => e.enabled).map(({ item, seq }) => ({ item, seq })));
+    if (this.snapshot) return this.snapshot;
+    const listed: Listed<T>[] = [];
+    for (const [name, { item, enabled, seq }] of this.entries) {
+      if (!enabled) continue;
+      const cover = this.covers.get(name);
+      if (!cover) listed.push({ item, seq });
+      else if (cover.shown !== undefined) listed.push({ item: cover.shown, seq });
+    }
+    return (this.snapshot = listed);
   }
 
-  /** The item with that name, enabled or not. */
+  /** The item registered with that name, enabled or not, covered or not. */
   itemNamed(name: string): T | undefined {
     return this.entries.get(name)?.item;
   }
 
-  /** Every item, enabled or not, by name, in registration order. */
+  /**
+   * Every item as shown, enabled or not, by name, in registration order: a cover's item in place
+   * of the one it covers; a name covered with nothing shown is left out.
+   */
   all(): Array<{ name: string; item: T; enabled: boolean }> {
-    return [...this.entries].map(([name, { item, enabled }]) => ({ name, item, enabled }));
+    const all: Array<{ name: string; item: T; enabled: boolean }> = [];
+    for (const [name, { item, enabled }] of this.entries) {
+      const cover = this.covers.get(name);
+      if (!cover) all.push({ name, item, enabled });
+      else if (cover.shown !== undefined) all.push({ name, item: cover.shown, enabled });
+    }
+    return all;
   }
 
   /** The highest sequence number handed out so far, or -1. */

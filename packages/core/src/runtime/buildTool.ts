@@ -45,8 +45,8 @@ export interface RegisteredTool {
   readonly inputSchema: JsonSchema;
   /** Set for a tool made from another (`server.transformTool`): runs it with the validated arguments. */
   readonly transformed?: (input: unknown, ctx: Context) => unknown;
-  /** The tool a transformed tool was made from. */
-  readonly transformedFrom?: RegisteredTool;
+  /** The name of the tool a transformed tool was made from (the registry covers it). */
+  readonly transformedFrom?: string;
 }
 
 const EMPTY_INPUT_SCHEMA: JsonSchema = Object.freeze({ type: 'object', properties: {}, additionalProperties: false });

@@ -59,3 +59,60 @@ describe('Registry', () => {
     expect(registry.has('a')).toBe(false);
   });
 });
+
+describe('Registry covers', () => {
+  it('hide what is registered under a name, across remove, re-add, enable and disable, until lifted', () => {
+    const registry = new Registry<string>('tool');
+    registry.add('a', 'a1', 'test');
+    registry.add('b', 'b1', 'test');
+    registry.cover('a');
+    expect(registry.list()).toEqual(['b1']);
+    expect(registry.get('a')).toBeUndefined();
+    expect(registry.itemNamed('a')).toBe('a1');
+    expect(registry.all().map((e) => e.name)).toEqual(['b']);
+    registry.remove('a');
+    registry.add('a', 'a2', 'test');
+    registry.disable('a');
+    registry.enable('a');
+    expect(registry.get('a')).toBeUndefined();
+    expect(registry.list()).toEqual(['b1']);
+    expect(registry.isEnabled('a')).toBe(true);
+    registry.uncover('a');
+    expect(registry.get('a')).toBe('a2');
+    expect(registry.list()).toEqual(['b1', 'a2']);
+  });
+
+  it('show their own item in place of the covered one, at its position, while one is registered and enabled', () => {
+    const registry = new Registry<string>('tool');
+    registry.add('a', 'a1', 'test');
+    registry.add('b', 'b1', 'test');
+    registry.cover('a', 'A');
+    expect(registry.list()).toEqual(['A', 'b1']);
+    expect(registry.get('a')).toBe('A');
+    expect(registry.coveredBy('a')).toBe('A');
+    expect(registry.all()).toEqual([
+      { name: 'a', item: 'A', enabled: true },
+      { name: 'b', item: 'b1', enabled: true },
+    ]);
+    registry.disable('a');
+    expect(registry.get('a')).toBeUndefined();
+    registry.enable('a');
+    registry.remove('a');
+    expect(registry.get('a')).toBeUndefined();
+    expect(registry.list()).toEqual(['b1']);
+    registry.add('a', 'a2', 'test');
+    expect(registry.list()).toEqual(['b1', 'A']);
+  });
+
+  it('bump the revision and tell listeners', async () => {
+    const registry = new Registry<string>('tool');
+    registry.add('a', 'a1', 'test');
+    let heard = 0;
+    registry.onChange(() => heard++);
+    const before = registry.revision;
+    registry.cover('a');
+    await Promise.resolve();
+    expect(registry.revision).toBeGreaterThan(before);
+    expect(heard).toBe(1);
+  });
+});
