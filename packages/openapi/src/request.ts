@@ -22,6 +22,7 @@ export function buildRequest(baseUrl: string, operation: Operation, input: Input
   const headers: Record<string, string> = { accept };
   const cookies: string[] = [];
   let path = operation.path;
+  const expanded: Array<{ name: string; value: unknown }> = [];
   for (const binding of input.bindings) {
     const value = args[binding.property];
     if (value === undefined) continue;
@@ -30,6 +31,7 @@ export function buildRequest(baseUrl: string, operation: Operation, input: Input
     switch (binding.parameter.in) {
       case 'path':
         path = path.split(`{${name}}`).join(pathValue(binding, shaped));
+        expanded.push({ name, value });
         break;
       case 'query':
         addQuery(query, binding, shaped);
@@ -44,6 +46,7 @@ export function buildRequest(baseUrl: string, operation: Operation, input: Input
   }
   const missing = /\{([^}]+)\}/.exec(path);
   if (missing) throw new ToolError(`give the path parameter "${missing[1]}"`);
+  checkSegments(operation.path, path, expanded);
   if (cookies.length > 0) headers.cookie = cookies.join('; ');
   const search = query.toString();
   const url = `${baseUrl.replace(/\/+$/, '')}${path}${search === '' ? '' : `?${search}`}`;
@@ -82,12 +85,34 @@ function simple(value: unknown, explode: boolean): string {
 function pathValue(binding: Binding, value: unknown): string {
   const { name } = binding.parameter;
   const list = Array.isArray(value) ? value.map(text) : isObject(value) ? Object.entries(value).flatMap(([k, v]) => [k, text(v)]) : [text(value)];
-  // "." and ".." (however encoded) are path steps to a URL parser: /items/.. would call /.
-  if (list.some((item) => item === '.' || item === '..')) throw new ToolError(`the path parameter "${name}" may not be "." or ".."`);
   const encoded = list.map(encodeURIComponent);
   if (binding.style === 'label') return `.${encoded.join(binding.explode ? '.' : ',')}`;
   if (binding.style === 'matrix') return binding.explode && Array.isArray(value) ? encoded.map((v) => `;${name}=${v}`).join('') : `;${name}=${encoded.join(',')}`;
   return encoded.join(',');
+}
+
+/**
+ * Each segment of the expanded path that a parameter wrote must leave the path as the
+ * document wrote it: "." and ".." (however encoded: `%2e`) are steps for a URL parser
+ * (`/items/..` would call `/`), and an empty segment calls another path (`/items/`). The
+ * check is on the segment as sent, after the style's prefix and joining: a label-style
+ * `['', '']` is `..` though no item is. Values are percent-encoded, so a parameter never adds
+ * a `/`, `?` or `#`: the expanded path has the template's segments, one for one.
+ */
+function checkSegments(template: string, path: string, expanded: ReadonlyArray<{ name: string; value: unknown }>): void {
+  const written = template.split('/');
+  const sent = path.split('/');
+  for (let i = 0; i < written.length; i++) {
+    const names = [...written[i].matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
+    if (names.length === 0) continue;
+    const segment = sent[i] ?? '';
+    const decoded = segment.replace(/%2e/gi, '.');
+    if (decoded !== '' && decoded !== '.' && decoded !== '..') continue;
+    const name = names[0];
+    if (decoded === '') throw new ToolError(`the path parameter "${name}" may not be empty: the request would go to another path`);
+    const value = expanded.find((entry) => entry.name === name)?.value;
+    throw new ToolError(`the path parameter "${name}" may not be "." or "..": as ${JSON.stringify(value)} it makes the path segment "${segment}", a step out of the path`);
+  }
 }
 
 function addQuery(query: URLSearchParams, binding: Binding, value: unknown): void {
