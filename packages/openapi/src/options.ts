@@ -65,6 +65,13 @@ export interface OpenApiOptions {
   fetch?: typeof fetch;
   /** How long a downstream call may take, in milliseconds; default 30 000. */
   timeoutMs?: number;
+  /**
+   * Whether a downstream call may follow a redirect to another origin than the API's: `url` is
+   * where the redirect leads, `from` the URL redirected. Default none: such a redirect is a tool
+   * error. One that is followed carries none of the call's headers but `accept` (and the body's
+   * `content-type`). Redirects within the API's origin are followed (at most 5).
+   */
+  allowRedirect?: (url: string, from: string) => boolean;
   /** `serverInfo.name`; default the document's `info.title`. */
   name?: string;
   /** `serverInfo.version`; default the document's `info.version`. */
@@ -90,6 +97,7 @@ export interface Settings {
   readonly maxTools: number;
   readonly fetch: typeof fetch;
   readonly timeoutMs: number;
+  readonly allowRedirect?: (url: string, from: string) => boolean;
   readonly maxSchemaBytes: number;
   readonly uriScheme: string;
   readonly outputSchemas: boolean;
@@ -121,6 +129,7 @@ export function checkOptions(options: OpenApiOptions): Settings {
     throw invalid('headers must be an object of header values or a function (ctx, operation) returning one');
   }
   if (options.loadRef !== undefined && typeof options.loadRef !== 'function') throw invalid('loadRef must be a function (url) returning the document or its text');
+  if (options.allowRedirect !== undefined && typeof options.allowRedirect !== 'function') throw invalid('allowRedirect must be a function (url, from) returning true to follow the redirect');
   const uriScheme = options.uriScheme ?? 'openapi';
   if (!/^[a-z][a-z0-9+.-]*$/i.test(uriScheme)) throw invalid(`uriScheme must be a URI scheme such as "openapi" (a letter, then letters, digits, "+", "-" or "."), not ${JSON.stringify(uriScheme)}`);
   return {
@@ -129,6 +138,7 @@ export function checkOptions(options: OpenApiOptions): Settings {
     maxTools: positive('maxTools', options.maxTools, Number.POSITIVE_INFINITY),
     fetch: fetchFn,
     timeoutMs: positive('timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS),
+    allowRedirect: options.allowRedirect,
     maxSchemaBytes: positive('maxSchemaBytes', options.maxSchemaBytes, DEFAULT_MAX_SCHEMA_BYTES),
     uriScheme,
     outputSchemas: options.outputSchemas !== false,

@@ -98,7 +98,7 @@ function mimeTypeOf(operation: Operation): string | undefined {
 async function get(plan: ItemPlan, input: InputPlan, args: Record<string, unknown>, uri: string, ctx: Parameters<RemoteResource['read']>[1]): Promise<Record<string, unknown>> {
   const request = buildRequest(plan.baseUrl, plan.operation, input, args, acceptOf(plan.operation));
   const headers = await withCallerHeaders(plan.settings.headers, ctx, plan.info, request.headers);
-  const sent = await send(plan.settings.fetch, { ...request, headers }, ctx.signal, plan.settings.timeoutMs);
+  const sent = await send(plan.settings.fetch, { ...request, headers }, ctx.signal, plan.settings.timeoutMs, plan.settings.allowRedirect);
   return readResult(sent, uri, mimeTypeOf(plan.operation));
 }
 

@@ -38,7 +38,7 @@ export function buildTool(plan: ItemPlan, input: InputPlan, output: OutputPlan):
     async call(args, ctx) {
       const request = buildRequest(plan.baseUrl, operation, input, args, accept);
       const headers = await withCallerHeaders(settings.headers, ctx, info, request.headers);
-      const sent = await send(settings.fetch, { ...request, headers }, ctx.signal, settings.timeoutMs);
+      const sent = await send(settings.fetch, { ...request, headers }, ctx.signal, settings.timeoutMs, settings.allowRedirect);
       return toolResult(sent, operation.method, shaping);
     },
   };
