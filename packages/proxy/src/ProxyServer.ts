@@ -1,4 +1,4 @@
-import { McpError, McpServer, ToolError } from '@typemcp/core';
+import { DefinitionError, McpError, McpServer, ToolError } from '@typemcp/core';
 import type { Context, LoggingLevel, McpServerOptions, RemoteCatalog } from '@typemcp/core';
 import type { ClientChannel } from './client/channel';
 import { HttpChannel } from './client/http';
@@ -9,7 +9,7 @@ import { UpstreamError, UpstreamGoneError } from './client/UpstreamSession';
 import type { UpstreamSession } from './client/UpstreamSession';
 import { LIST_CHANGED, LISTS, listAll, remoteItems } from './mirror';
 import type { ListKind } from './mirror';
-import { relay } from './relay';
+import { LEVELS, relay } from './relay';
 import { Upstream } from './Upstream';
 import type { ReconnectOptions, UpstreamState } from './Upstream';
 
@@ -45,7 +45,18 @@ export interface ProxyOptions extends Omit<McpServerOptions, 'name' | 'version' 
    * clients that want it; a higher level saves traffic.
    */
   upstreamLogLevel?: LoggingLevel;
+  /**
+   * Where an upstream log message goes that names no request: over stdio every one (nothing on
+   * a pipe says which request a message is about), over HTTP those of the handshake era's GET
+   * stream. `operator` (default): to `onError`, never to a client, as one client's messages
+   * must not reach another. `broadcast`: to every session, as the server's own log, when every
+   * client may read all the upstream logs. A message on a request's own stream (HTTP) reaches
+   * that request's client either way.
+   */
+  upstreamLogs?: 'operator' | 'broadcast';
 }
+
+const UPSTREAM_LOGS = ['operator', 'broadcast'];
 
 const LIST_TIMEOUT_MS = 30_000;
 const LISTEN_RETRY_MS = 1000;
@@ -75,12 +86,17 @@ export class ProxyServer extends McpServer {
   private restartListen: (() => void) | undefined;
   private readonly callTimeoutMs: number;
   private readonly maxPages: number;
+  private readonly upstreamLogs: 'operator' | 'broadcast';
   private reporter: ((what: string, error: unknown) => void) | undefined;
   private readonly callerHeaders: ((ctx: Context | undefined) => HeaderMap | Promise<HeaderMap>) | undefined;
 
   constructor(options: ProxyOptions) {
-    const { upstream, upstreamProtocolVersion, reconnect, upstreamTimeoutMs, maxPages, upstreamLogLevel, name, version, ...serverOptions } = options;
+    const { upstream, upstreamProtocolVersion, reconnect, upstreamTimeoutMs, maxPages, upstreamLogLevel, upstreamLogs, name, version, ...serverOptions } = options;
+    if (upstreamLogs !== undefined && !UPSTREAM_LOGS.includes(upstreamLogs)) {
+      throw new DefinitionError('INVALID_OPTION', `ProxyServer: upstreamLogs must be 'operator' or 'broadcast', not ${JSON.stringify(upstreamLogs)}`);
+    }
     super({ ...serverOptions, name: name ?? 'proxy', version: version ?? '0.0.0' });
+    this.upstreamLogs = upstreamLogs ?? 'operator';
     this.catalog = this.remote({});
     // Reports go where the server's own do; however the server closes (close(), the end of stdin), the upstream goes with it.
     this.plugin({
@@ -127,6 +143,7 @@ export class ProxyServer extends McpServer {
 
   private async connected(session: UpstreamSession, logLevel: LoggingLevel): Promise<void> {
     session.onNotification = (method, params) => this.heard(method, params);
+    session.onUnownedLog = (params, named) => this.unownedLog(params, named);
     // A handshake-era upstream asks outside any request only for roots: none are shared through a proxy.
     session.onRequest = async (method) => {
       if (method === 'roots/list') return { roots: [] };
@@ -197,7 +214,7 @@ export class ProxyServer extends McpServer {
     await Promise.all(changes.map(([method, uri]) => session.request(method, { uri }).catch((error: unknown) => this.report(`the upstream refused ${method} of ${uri}`, error))));
   }
 
-  /** What the upstream tells outside requests: list changes, resource updates, log messages. */
+  /** What the upstream tells outside requests: list changes, resource updates. */
   private heard(method: string, params: Record<string, unknown>): void {
     const kinds = LIST_CHANGED[method];
     if (kinds) {
@@ -207,9 +224,19 @@ export class ProxyServer extends McpServer {
       return;
     }
     if (method === 'notifications/resources/updated' && typeof params.uri === 'string') return this.resources.notifyUpdated(params.uri);
-    if (method === 'notifications/message' && typeof params.level === 'string' && params.level in this.log) {
-      this.log[params.level as LoggingLevel](params.data, typeof params.logger === 'string' ? params.logger : undefined);
-    }
+  }
+
+  /**
+   * An upstream log message no request of a client takes. One that names no request goes to
+   * every session only when the author chose `broadcast`; the rest (one of a request that is
+   * over, of the proxy's own requests, or that nothing names) is the operator's.
+   */
+  private unownedLog(params: Record<string, unknown>, named: boolean): void {
+    if (typeof params.level !== 'string' || !LEVELS.has(params.level)) return;
+    const level = params.level as LoggingLevel;
+    const logger = typeof params.logger === 'string' ? params.logger : undefined;
+    if (!named && this.upstreamLogs === 'broadcast') return this.log[level](params.data, logger);
+    this.report(`the upstream logged (${level}${logger === undefined ? '' : `, ${JSON.stringify(logger)}`}) about no request a client is waiting for`, params.data);
   }
 
   /** Lists again what is stale, one sync at a time; what goes stale meanwhile is listed right after. */

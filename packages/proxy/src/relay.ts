@@ -5,7 +5,8 @@ import type { UpstreamSession } from './client/UpstreamSession';
 
 /** What the client may be asked through the proxy, and the capability each needs. */
 const QUESTIONS: Readonly<Record<string, string>> = { 'sampling/createMessage': 'sampling', 'elicitation/create': 'elicitation', 'roots/list': 'roots' };
-const LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
+/** The log levels of MCP. */
+export const LEVELS: ReadonlySet<string> = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 /** Where the upstream's pending 2026-07-28 round waits in the request's carried state. */
 const CARRIED = 'typemcp/proxy';
 /** Rounds of input one request may take before the proxy gives up on it. */

@@ -1,7 +1,8 @@
 /**
- * Whose is a message the upstream sends during requests: the request its stream names, or over
- * stdio (which names none) the one request in flight. A message for a request that is over, or
- * one that cannot be attributed, reaches no client.
+ * Whose is a message the upstream sends during requests: the request its stream names. Over
+ * stdio (which names none) a question goes to the one request in flight that can be asked; a
+ * log message goes to no request, being the one in flight says nothing of whose it is. A
+ * message for a request that is over, or one that cannot be attributed, reaches no client.
  */
 import type { RequestId } from '@typemcp/core';
 import type { ClientChannel, JsonRpcMessage } from '../src/client/channel';
@@ -31,7 +32,9 @@ async function open() {
   const session = await UpstreamSession.open(channel, { protocolVersion: '2025-11-25', clientInfo: { name: 'p', version: '1' }, capabilities: {}, timeoutMs: 10_000 });
   const unowned: string[] = [];
   session.onNotification = (method) => void unowned.push(method);
-  return { channel, session, unowned };
+  const strayLogs: Array<{ data: unknown; named: boolean }> = [];
+  session.onUnownedLog = (params, named) => void strayLogs.push({ data: params.data, named });
+  return { channel, session, unowned, strayLogs };
 }
 
 function spies() {
@@ -51,7 +54,7 @@ function spies() {
 }
 
 test('a question or log for a request that timed out reaches no other request; the timed-out request is cancelled upstream', async () => {
-  const { channel, session, unowned } = await open();
+  const { channel, session, unowned, strayLogs } = await open();
   const a = spies();
   const b = spies();
   const first = session.request('tools/call', { name: 'slow' }, { ...a.handlers, timeoutMs: 30 });
@@ -67,16 +70,25 @@ test('a question or log for a request that timed out reaches no other request; t
   expect(b.logged).toEqual([]);
   expect(unowned).toEqual([]);
   expect(channel.sent.find((m) => m.id === 'q1')).toMatchObject({ error: { message: expect.stringMatching(/over/) } });
+  expect(strayLogs).toEqual([{ data: "a's secret", named: true }]);
 
-  // Over stdio nothing is named: the one request in flight takes it.
-  channel.onmessage!({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: "b's line" } });
+  // Over stdio nothing is named: the one request in flight does not take a log message.
+  channel.onmessage!({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'whose?' } });
+  expect(b.logged).toEqual([]);
+  expect(strayLogs).toEqual([
+    { data: "a's secret", named: true },
+    { data: 'whose?', named: false },
+  ]);
+  // Named by its stream: B's own.
+  const idB = channel.idOf('tools/call', 1);
+  channel.onmessage!({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: "b's line" } }, idB);
   expect(b.logged).toEqual(["b's line"]);
-  channel.onmessage!({ jsonrpc: '2.0', id: channel.idOf('tools/call', 1), result: { content: [] } });
+  channel.onmessage!({ jsonrpc: '2.0', id: idB, result: { content: [] } });
   await second;
 });
 
-test('over stdio, with two requests in flight, an unnamed question is refused and an unnamed log reaches nobody', async () => {
-  const { channel, session, unowned } = await open();
+test('over stdio, with two requests in flight, an unnamed question is refused and an unnamed log reaches no request', async () => {
+  const { channel, session, unowned, strayLogs } = await open();
   const a = spies();
   const b = spies();
   const calls = [session.request('tools/call', { name: 'a' }, a.handlers), session.request('tools/call', { name: 'b' }, b.handlers)];
@@ -89,7 +101,11 @@ test('over stdio, with two requests in flight, an unnamed question is refused an
     channel.onmessage!({ jsonrpc: '2.0', id: channel.idOf('tools/call', i), result: { content: [] } });
     await call;
   }
-  // With no request in flight, a handshake-era upstream's log is the session's (every client's).
+  // With no request in flight, neither: nothing says which request it is about.
   channel.onmessage!({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'server news' } });
-  expect(unowned).toEqual(['notifications/message']);
+  expect(unowned).toEqual([]);
+  expect(strayLogs).toEqual([
+    { data: 'whose?', named: false },
+    { data: 'server news', named: false },
+  ]);
 });

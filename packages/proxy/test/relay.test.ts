@@ -33,11 +33,13 @@ const answers = {
 describe.each(setups)('a proxy over $transport, speaking $era to the upstream', ({ transport, era }) => {
   let proxy: ProxyServer;
   let http: HttpUpstreamProcess | undefined;
+  /** What reached the operator (onError): the upstream's log lines over stdio among them. */
+  const reports: Array<{ what: string; data: unknown }> = [];
 
   beforeAll(async () => {
     http = transport === 'http' ? await startHttpUpstream() : undefined;
     const upstream: ProxyOptions['upstream'] = http ? { url: http.url } : upstreamCommand;
-    proxy = new ProxyServer({ name: 'front', version: '1.0.0', upstream, upstreamProtocolVersion: era });
+    proxy = new ProxyServer({ name: 'front', version: '1.0.0', upstream, upstreamProtocolVersion: era, onError: (what, data) => void reports.push({ what, data }) });
     await proxy.start();
   });
 
@@ -67,16 +69,24 @@ describe.each(setups)('a proxy over $transport, speaking $era to the upstream', 
       expect((await client.readResource('notes://items/7')).contents[0]).toMatchObject({ uri: 'notes://items/7', text: '{"id":"7"}' });
     });
 
-    test('relays progress under the client token, and the upstream log messages of the call', async () => {
+    test(`relays progress under the client token, and the upstream log messages of the call ${transport === 'stdio' ? 'to the operator (stdio does not say whose they are)' : 'to its client'}`, async () => {
       const progress: number[] = [];
       await client.setLogLevel('debug');
       const logs: unknown[] = [];
       client.onNotification('notifications/message', (params) => logs.push(params?.data));
       expect(await client.callTool('slow', { steps: 3, stepMs: 20 }, { onprogress: (update) => progress.push(update.progress) })).toMatchObject({ content: [{ type: 'text', text: 'counted to 3' }] });
       expect(progress).toEqual([1, 2, 3]);
+      const reported = reports.length;
       await client.callTool('chatty');
-      await waitFor(() => logs.length >= 2);
-      expect(logs).toEqual(['debug line', { note: 'warning line' }]);
+      const heard = transport === 'stdio' ? () => reports.slice(reported).map((report) => report.data) : () => logs;
+      await waitFor(() => heard().length >= 2);
+      expect(heard()).toEqual(['debug line', { note: 'warning line' }]);
+      if (transport === 'stdio') {
+        expect(reports[reported].what).toMatch(/upstream logged \(debug\)/);
+        expect(reports[reported + 1].what).toMatch(/upstream logged \(warning, "upstream"\)/);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(logs).toEqual([]);
+      }
     });
 
     test('a cancelled call is cancelled upstream', async () => {

@@ -3,10 +3,15 @@ import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { runTsPath } from '../../../test-support/spawnServer';
 
-/** The fixture server, as the command a stdio upstream runs. */
-export const upstreamCommand = { command: process.execPath, args: ['-r', runTsPath, path.join(__dirname, 'fixtures/upstream.ts'), '--stdio'], stderr: 'ignore' as const };
+/** A fixture server (a file of fixtures/), as the command a stdio upstream runs. */
+export function fixtureCommand(fixture: string) {
+  return { command: process.execPath, args: ['-r', runTsPath, path.join(__dirname, 'fixtures', fixture), '--stdio'], stderr: 'ignore' as const };
+}
 
-/** The fixture server over HTTP on 127.0.0.1 (a port of its own choosing unless given), in its own process. */
+/** The fixture server, as the command a stdio upstream runs. */
+export const upstreamCommand = fixtureCommand('upstream.ts');
+
+/** A fixture server (default: the fixture server) over HTTP on 127.0.0.1 (a port of its own choosing unless given), in its own process. */
 export interface HttpUpstreamProcess {
   url: string;
   port: number;
@@ -15,8 +20,8 @@ export interface HttpUpstreamProcess {
   kill(): Promise<void>;
 }
 
-export async function startHttpUpstream(port = 0): Promise<HttpUpstreamProcess> {
-  const child = spawn(process.execPath, ['-r', runTsPath, path.join(__dirname, 'fixtures/upstream.ts'), '--http', String(port)], { stdio: ['ignore', 'pipe', 'ignore'] });
+export async function startHttpUpstream(port = 0, fixture = 'upstream.ts'): Promise<HttpUpstreamProcess> {
+  const child = spawn(process.execPath, ['-r', runTsPath, path.join(__dirname, 'fixtures', fixture), '--http', String(port)], { stdio: ['ignore', 'pipe', 'ignore'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {

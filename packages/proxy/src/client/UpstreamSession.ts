@@ -26,7 +26,10 @@ export class UpstreamGoneError extends Error {
 export interface RequestHandlers {
   /** A question of the server's (sampling, elicitation, roots) made for this request. */
   onRequest?(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
-  /** A log message of this request's (on its stream; over stdio, while it is the only one in flight). */
+  /**
+   * A log message of this request's: one that arrived on the request's own stream (HTTP). Over
+   * stdio nothing names the request a log message is about: none reaches a request.
+   */
   onNotification?(method: string, params: Record<string, unknown>): void;
   onProgress?(progress: { progress: number; total?: number; message?: string }): void;
 }
@@ -71,8 +74,14 @@ export class UpstreamSession {
   serverCapabilities: Record<string, unknown> = {};
   serverInfo: { name: string; version: string } = { name: '', version: '' };
   instructions: string | undefined;
-  /** Notifications and questions that belong to no request of ours. */
+  /** Notifications and questions that belong to no request of ours (log messages aside). */
   onNotification?: (method: string, params: Record<string, unknown>) => void;
+  /**
+   * A log message no request in flight takes: `named` when its stream names a request (one
+   * that is over, or one that takes no log messages, as the proxy's own); otherwise nothing
+   * named one (stdio, the handshake era's GET stream) and nothing can tell whose it is.
+   */
+  onUnownedLog?: (params: Record<string, unknown>, named: boolean) => void;
   onRequest?: (method: string, params: Record<string, unknown>) => Promise<Record<string, unknown>>;
   /** Called once, when the channel is gone. */
   onclose?: (error: Error) => void;
@@ -241,37 +250,13 @@ export class UpstreamSession {
         return;
       }
       if (method !== 'notifications/message') return this.onNotification?.(method, params);
-      const listener = this.logListener(related);
-      if (listener !== undefined) listener.onNotification?.(method, params);
-      // Outside any request, a handshake-era upstream's log is every session's; one that belongs to a request nobody can name is nobody's.
-      else if (!this.modern && related === undefined && !this.busy()) this.onNotification?.(method, params);
+      // Only the request its stream names takes a log message: being the one request in flight says nothing of whose it is.
+      const owner = related === undefined ? undefined : this.pending.get(related);
+      if (owner?.onNotification) owner.onNotification(method, params);
+      else this.onUnownedLog?.(params, related !== undefined);
       return;
     }
     void this.answer(message.id as RequestId, method, params, related);
-  }
-
-  /**
-   * Whose log message it is: the request its stream names, or (stdio, which names none) the one
-   * request in flight that takes log messages. A named request that is over takes none.
-   */
-  private logListener(related: RequestId | undefined): Pending | undefined {
-    if (related !== undefined) {
-      const owner = this.pending.get(related);
-      return owner?.onNotification ? owner : undefined;
-    }
-    let found: Pending | undefined;
-    for (const entry of this.pending.values()) {
-      if (!entry.onNotification) continue;
-      if (found) return undefined;
-      found = entry;
-    }
-    return found;
-  }
-
-  /** Whether a request that takes log messages is in flight. */
-  private busy(): boolean {
-    for (const entry of this.pending.values()) if (entry.onNotification) return true;
-    return false;
   }
 
   /** Answers a question of the server's: for the request it came with, else as the session does. */
