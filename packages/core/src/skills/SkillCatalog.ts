@@ -44,13 +44,16 @@ export function skillUris(path: string): { root: string; uri: string } {
   return { root, uri: `${root}/${SKILL_FILE}` };
 }
 
-/** Checks the per-skill limits over a skill's files (`SKILL.md` included). */
-export function checkLimits(files: ReadonlyMap<string, SkillFile>, where: string): void {
-  if (files.size > SKILL_LIMITS.files) {
-    throw new DefinitionError('INVALID_SKILL', `${where}: the skill has ${files.size} files; a skill may have at most ${SKILL_LIMITS.files}`);
+/**
+ * Checks the per-skill limits over the byte sizes of a skill's files (`SKILL.md` included): a
+ * folder passes the sizes its files' stat gave, before reading any of them.
+ */
+export function checkLimits(sizes: readonly number[], where: string): void {
+  if (sizes.length > SKILL_LIMITS.files) {
+    throw new DefinitionError('INVALID_SKILL', `${where}: the skill has ${sizes.length} files; a skill may have at most ${SKILL_LIMITS.files}`);
   }
   let bytes = 0;
-  for (const file of files.values()) bytes += file.bytes.byteLength;
+  for (const size of sizes) bytes += size;
   if (bytes > SKILL_LIMITS.bytes) {
     throw new DefinitionError('INVALID_SKILL', `${where}: the skill's files hold ${bytes} bytes; a skill may hold at most ${SKILL_LIMITS.bytes} (16 MiB)`);
   }

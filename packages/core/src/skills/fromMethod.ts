@@ -62,6 +62,6 @@ export function skillFilesOf(skill: RegisteredSkill, content: unknown): Map<stri
     if (typeof value !== 'string' && !(value instanceof Uint8Array)) throw new TypeError(`${where}: the file ${JSON.stringify(path)} must be a string or a Uint8Array`);
     files.set(path, { path, bytes: typeof value === 'string' ? encoder.encode(value) : value, mimeType: mimeTypeOf(path) });
   }
-  checkLimits(files, where);
+  checkLimits([...files.values()].map((file) => file.bytes.byteLength), where);
   return files;
 }

@@ -307,13 +307,13 @@ describe('bad skill folders are startup errors that name the file', () => {
     expect(startupError(() => newServer().skills(folder)).message).toMatch(/huge\/SKILL\.md: the skill's files hold 16777\d+ bytes; a skill may hold at most 16777216 \(16 MiB\)/);
   });
 
-  it('a link that leads out of the folder; links inside it are followed', () => {
+  it('a link that leads out of the folder; links inside the skill are followed', () => {
     const outside = skillFolder({ 'secret.txt': 'secret' });
-    const folder = skillFolder({ 'a/SKILL.md': skill('a'), 'shared/notes.md': 'shared\n' });
+    const folder = skillFolder({ 'a/SKILL.md': skill('a'), 'a/docs/notes.md': 'shared\n' });
     fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(folder, 'a', 'secret.txt'));
     expect(startupError(() => newServer().skills(folder)).message).toMatch(/a\/secret\.txt: links to .*secret\.txt, outside the skills folder/);
     fs.unlinkSync(path.join(folder, 'a', 'secret.txt'));
-    fs.symlinkSync(path.join(folder, 'shared'), path.join(folder, 'a', 'shared'));
+    fs.symlinkSync(path.join(folder, 'a', 'docs'), path.join(folder, 'a', 'shared'));
     const server = newServer().skills(folder);
     expect(server).toBeInstanceOf(McpServer);
   });
