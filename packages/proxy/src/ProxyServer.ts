@@ -8,6 +8,7 @@ import type { StdioUpstream } from './client/stdio';
 import { UpstreamError, UpstreamGoneError } from './client/UpstreamSession';
 import type { UpstreamSession } from './client/UpstreamSession';
 import { LIST_CHANGED, LISTS, listAll, remoteItems } from './mirror';
+import { printable } from './printable';
 import type { ListKind } from './mirror';
 import { LEVELS, relay } from './relay';
 import { Upstream } from './Upstream';
@@ -236,7 +237,7 @@ export class ProxyServer extends McpServer {
     const level = params.level as LoggingLevel;
     const logger = typeof params.logger === 'string' ? params.logger : undefined;
     if (!named && this.upstreamLogs === 'broadcast') return this.log[level](params.data, logger);
-    this.report(`the upstream logged (${level}${logger === undefined ? '' : `, ${JSON.stringify(logger)}`}) about no request a client is waiting for`, params.data);
+    this.report(`the upstream logged (${level}${logger === undefined ? '' : `, ${printable(JSON.stringify(logger))}`}) about no request a client is waiting for`, printable(params.data));
   }
 
   /** Lists again what is stale, one sync at a time; what goes stale meanwhile is listed right after. */
