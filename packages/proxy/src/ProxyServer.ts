@@ -25,6 +25,12 @@ export interface HttpUpstream {
   headers?: (ctx: Context | undefined) => HeaderMap | Promise<HeaderMap>;
   /** Default: the global `fetch`. */
   fetch?: typeof fetch;
+  /**
+   * The largest answer the proxy reads, in bytes (after any decompression): a JSON body, or one
+   * event of an SSE stream. A longer one is not read on: its request fails with -32603 saying
+   * so, and the proxy serves on. Default 64 MiB.
+   */
+  maxMessageBytes?: number;
 }
 
 export interface ProxyOptions extends Omit<McpServerOptions, 'name' | 'version' | 'providers'> {
@@ -110,7 +116,7 @@ export class ProxyServer extends McpServer {
     this.callTimeoutMs = upstreamTimeoutMs ?? 300_000;
     this.maxPages = maxPages ?? 1000;
     this.callerHeaders = 'url' in upstream ? upstream.headers : undefined;
-    const channel = channelFor(upstream);
+    const channel = channelFor(upstream, (what, detail) => this.report(what, detail));
     this.upstream = new Upstream(
       channel,
       {
@@ -296,14 +302,18 @@ export class ProxyServer extends McpServer {
   }
 }
 
-function channelFor(upstream: StdioUpstream | HttpUpstream): () => ClientChannel {
+function channelFor(upstream: StdioUpstream | HttpUpstream, report: (what: string, detail: unknown) => void): () => ClientChannel {
   if ('url' in upstream) {
     const url = new URL(upstream.url);
     const fetcher = upstream.fetch ?? fetch;
     const headers = upstream.headers;
+    const { maxMessageBytes } = upstream;
+    if (maxMessageBytes !== undefined && !(Number.isSafeInteger(maxMessageBytes) && maxMessageBytes > 0)) {
+      throw new DefinitionError('INVALID_OPTION', `ProxyServer: upstream.maxMessageBytes must be a positive integer, not ${String(maxMessageBytes)}`);
+    }
     // The proxy's own requests (the handshake, lists, the GET stream) carry what headers(undefined) gives.
     const own = headers ? async () => (await headers(undefined)) ?? {} : undefined;
-    return () => new HttpChannel({ url, fetch: fetcher, headers: own });
+    return () => new HttpChannel({ url, fetch: fetcher, headers: own, maxMessageBytes, report });
   }
   if (typeof upstream?.command !== 'string') throw new TypeError('ProxyServer: upstream needs a command (stdio) or a url (HTTP)');
   return () => new StdioChannel(upstream);

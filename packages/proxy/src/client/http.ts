@@ -1,6 +1,6 @@
 import type { RequestId } from '@typemcp/core';
 import type { ClientChannel, JsonRpcMessage, SendOptions } from './channel';
-import { readSse } from './sse';
+import { MAX_MESSAGE_BYTES, MessageTooLargeError, readSse } from './sse';
 
 /** The headers of one upstream request. */
 export type HeaderMap = Record<string, string>;
@@ -10,7 +10,12 @@ export interface HttpChannelOptions {
   fetch: typeof fetch;
   /** Headers every request carries (the proxy's own, e.g. an API key). */
   headers?: () => HeaderMap | Promise<HeaderMap>;
+  /** The largest answer read, in bytes: a JSON body, or one SSE event. Default MAX_MESSAGE_BYTES. */
+  maxMessageBytes?: number;
+  /** Where what the operator should hear of goes (an answer refused for its size). */
+  report?: (what: string, detail: unknown) => void;
 }
+
 
 /** Methods whose target a 2026-07-28 request mirrors in `Mcp-Name`, and the param that holds it. */
 const NAMED: Readonly<Record<string, string>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
@@ -33,8 +38,11 @@ export class HttpChannel implements ClientChannel {
   private readonly open = new Set<AbortController>();
   private closed = false;
   private listening = false;
+  private readonly maxBytes: number;
 
-  constructor(private readonly options: HttpChannelOptions) {}
+  constructor(private readonly options: HttpChannelOptions) {
+    this.maxBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+  }
 
   async start(): Promise<void> {}
 
@@ -74,13 +82,24 @@ export class HttpChannel implements ClientChannel {
       if (!response.ok && response.status !== 202) throw new Error(`the upstream refused a message with HTTP ${response.status}`);
       return;
     }
+    const method = String(message.method);
     if (type.includes('text/event-stream') && response.body) {
       // Read in the background: the request's answer comes at the end of its stream.
-      void this.readStream(response.body, id, controller).finally(release);
+      void this.readStream(response.body, id, method, controller).finally(release);
       return;
     }
-    const text = await response.text().catch(() => '');
-    release();
+    let text: string;
+    try {
+      text = await readBody(response, this.maxBytes);
+    } catch (error) {
+      // Cancelled, or timed out, meanwhile: the request is over already.
+      if (controller.signal.aborted || this.closed) return;
+      if (error instanceof MessageTooLargeError) return this.refuseTooLarge(id, method);
+      this.onrequestlost?.(id, new Error(`the upstream's answer broke off: ${causeOf(error)}`));
+      return;
+    } finally {
+      release();
+    }
     const parsed = parseJson(text);
     const messages = (Array.isArray(parsed) ? parsed : [parsed]) as Array<Record<string, unknown> | null>;
     // Only JSON-RPC that answers this request counts: an HTTP error with a JSON body of its own is an error of the request.
@@ -125,7 +144,7 @@ export class HttpChannel implements ClientChannel {
         if (response.status === 404) return this.lose(new Error('the upstream ended the session (HTTP 404)'));
         if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
         failures = 0;
-        for await (const event of readSse(response.body)) this.deliver(parseJson(event.data), undefined);
+        for await (const event of readSse(response.body, this.maxBytes)) this.deliver(parseJson(event.data), undefined);
       } catch {
         if (this.closed) return;
         failures++;
@@ -139,18 +158,29 @@ export class HttpChannel implements ClientChannel {
     }
   }
 
-  private async readStream(body: ReadableStream<Uint8Array>, id: RequestId, controller: AbortController): Promise<void> {
+  private async readStream(body: ReadableStream<Uint8Array>, id: RequestId, method: string, controller: AbortController): Promise<void> {
     let answered = false;
+    let tooLarge = false;
     try {
-      for await (const event of readSse(body)) {
+      for await (const event of readSse(body, this.maxBytes)) {
         const message = parseJson(event.data) as JsonRpcMessage | undefined;
         if (message && !('method' in message) && message.id === id) answered = true;
         this.deliver(message, id);
       }
-    } catch {
+    } catch (error) {
       // The connection broke: said below, unless the request was cancelled.
+      tooLarge = error instanceof MessageTooLargeError;
     }
-    if (!answered && !controller.signal.aborted && !this.closed) this.onrequestlost?.(id, new Error('the upstream closed the stream before answering: it may have stopped'));
+    if (answered || controller.signal.aborted || this.closed) return;
+    if (tooLarge) this.refuseTooLarge(id, method);
+    else this.onrequestlost?.(id, new Error('the upstream closed the stream before answering: it may have stopped'));
+  }
+
+  /** An answer longer than the proxy reads: the request fails with an error that says so; the operator hears of it. */
+  private refuseTooLarge(id: RequestId, method: string): void {
+    const message = `The upstream's answer to ${method} is larger than ${this.maxBytes} bytes (maxMessageBytes); the proxy stopped reading it`;
+    this.options.report?.(`the upstream's answer to ${method} was refused`, new Error(message));
+    this.deliver({ jsonrpc: '2.0', id, error: { code: -32603, message } }, id);
   }
 
   private deliver(message: unknown, related: RequestId | undefined): void {
@@ -207,6 +237,40 @@ function lowerCased(headers: HeaderMap): HeaderMap {
   const out: HeaderMap = {};
   for (const [name, value] of Object.entries(headers)) if (value !== undefined && value !== null) out[name.toLowerCase()] = String(value);
   return out;
+}
+
+/**
+ * The body as text, read up to `max` bytes as it arrives (after any decompression): past it,
+ * or when Content-Length says it will be past it, the body is cancelled and
+ * MessageTooLargeError thrown.
+ */
+async function readBody(response: Response, max: number): Promise<string> {
+  const body = response.body;
+  if (!body) return '';
+  const encoding = response.headers.get('content-encoding');
+  // Content-Length counts the bytes as sent: decisive only for a body that is not compressed.
+  if ((encoding === null || encoding === 'identity') && Number(response.headers.get('content-length')) > max) {
+    await body.cancel().catch(() => undefined);
+    throw new MessageTooLargeError(max);
+  }
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > max) {
+        await reader.cancel().catch(() => undefined);
+        throw new MessageTooLargeError(max);
+      }
+      chunks.push(value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
 function parseJson(text: string): unknown {

@@ -5,19 +5,33 @@ export interface SseEvent {
   readonly event: string | undefined;
 }
 
-/** The longest event read: a stream that sends more in one event is broken off. */
-const MAX_EVENT_CHARS = 64 * 1024 * 1024;
+/**
+ * The largest message read from an upstream by default, in bytes (UTF-8, after any
+ * decompression): a JSON answer's body, or one SSE event's data. Past it the body is cancelled.
+ */
+export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/** A message from the upstream was longer than the proxy reads. */
+export class MessageTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`a message larger than ${limit} bytes`);
+    this.name = 'MessageTooLargeError';
+  }
+}
 
 /**
  * The events of an SSE body, as they arrive. Comments and events without data are skipped;
- * the stream's own error (the connection broke) is thrown from the iteration. Each chunk is
- * scanned once: a large event costs time in proportion to its length.
+ * the stream's own error (the connection broke) is thrown from the iteration, and so is
+ * MessageTooLargeError for an event (or a line) longer than `maxBytes`, after the body is
+ * cancelled. Each chunk is scanned once: a large event costs time in proportion to its length.
  */
-export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
+export async function* readSse(body: ReadableStream<Uint8Array>, maxBytes = MAX_MESSAGE_BYTES): AsyncGenerator<SseEvent> {
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-  /** The part of the current line that arrived in earlier chunks. */
+  /** The part of the current line that arrived in earlier chunks, and its size in bytes. */
   let partial = '';
+  let partialBytes = 0;
   let data: string[] = [];
+  /** The bytes of the current event's data. */
   let size = 0;
   let id: string | undefined;
   let event: string | undefined;
@@ -35,6 +49,7 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
         if (char !== 10 && char !== 13) continue;
         const line = partial + value.slice(start, i);
         partial = '';
+        partialBytes = 0;
         if (char === 13) {
           if (i + 1 < value.length) {
             if (value.charCodeAt(i + 1) === 10) i++;
@@ -54,12 +69,15 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
         const text = colon < 0 ? '' : line.slice(colon + (line[colon + 1] === ' ' ? 2 : 1));
         if (field === 'data') {
           data.push(text);
-          size += text.length;
+          size += Buffer.byteLength(text);
+          if (size > maxBytes) throw new MessageTooLargeError(maxBytes);
         } else if (field === 'id') id = text;
         else if (field === 'event') event = text;
       }
-      partial += value.slice(start);
-      if (size + partial.length > MAX_EVENT_CHARS) throw new Error(`an SSE event longer than ${MAX_EVENT_CHARS} characters`);
+      const rest = value.slice(start);
+      partial += rest;
+      partialBytes += Buffer.byteLength(rest);
+      if (size + partialBytes > maxBytes) throw new MessageTooLargeError(maxBytes);
       yield* events;
     }
   } finally {
