@@ -1,5 +1,6 @@
 import type { RequestId } from '@typemcp/core';
 import type { ClientChannel, JsonRpcMessage, SendOptions } from './channel';
+import { printable } from '../printable';
 import { MAX_MESSAGE_BYTES, MessageTooLargeError, readSse } from './sse';
 
 /** The headers of one upstream request. */
@@ -12,10 +13,12 @@ export interface HttpChannelOptions {
   headers?: () => HeaderMap | Promise<HeaderMap>;
   /** The largest answer read, in bytes: a JSON body, or one SSE event. Default MAX_MESSAGE_BYTES. */
   maxMessageBytes?: number;
-  /** Where what the operator should hear of goes (an answer refused for its size). */
+  /** Where what only the operator may see goes (an upstream's error body, an answer refused for its size). */
   report?: (what: string, detail: unknown) => void;
 }
 
+/** How much of a body that is not JSON-RPC the operator is shown. */
+const EXCERPT_CHARS = 200;
 
 /** Methods whose target a 2026-07-28 request mirrors in `Mcp-Name`, and the param that holds it. */
 const NAMED: Readonly<Record<string, string>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
@@ -107,7 +110,9 @@ export class HttpChannel implements ClientChannel {
       for (const message of messages) this.deliver(message, id);
       return;
     }
-    this.deliver({ jsonrpc: '2.0', id, error: { code: -32603, message: `The upstream answered HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ''}` } }, id);
+    // The client hears the status; the body may tell of the upstream's internals, and only the operator sees it.
+    if (text.trim() !== '') this.options.report?.(`the upstream answered ${method} with HTTP ${response.status} and no JSON-RPC answer; its body begins`, printable(text, EXCERPT_CHARS));
+    this.deliver({ jsonrpc: '2.0', id, error: { code: -32603, message: `The upstream answered HTTP ${response.status}${response.ok ? ' without an answer to the request' : ''}` } }, id);
   }
 
   listen(): void {
