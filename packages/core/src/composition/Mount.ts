@@ -81,7 +81,7 @@ export class Mount {
    * Per kind: the mounted server's key → what the parent shows (`item`), made from `source`,
    * the state last mirrored, and whether the mount disabled it (the parent's own disable stays).
    */
-  private readonly shown = new Map<Kind, Map<string, { parentKey: string; source: unknown; item: unknown; enabled: boolean; disabledByMount: boolean }>>();
+  private readonly shown = new Map<Kind, Map<string, { parentKey: string; source: unknown; target: unknown; item: unknown; enabled: boolean; disabledByMount: boolean }>>();
   private readonly stops: Array<() => void> = [];
   private mounted = false;
 
@@ -148,18 +148,36 @@ export class Mount {
     for (const kind of KINDS) {
       const registry = OPS[kind].registry(this.parent) as Registry<unknown>;
       const shown = [...(this.shown.get(kind)?.values() ?? [])];
-      // Tools made from the mounted ones (server.transformTool) go with them, and so do their covers.
-      if (kind === 'tool') {
-        const mine = new Set(shown.filter((entry) => this.parent.tools.itemNamed(entry.parentKey) === entry.item).map((entry) => entry.parentKey));
-        for (const { name, item } of this.parent.tools.all()) if (item.transformedFrom !== undefined && mine.has(item.transformedFrom) && name !== item.transformedFrom) this.parent.tools.remove(name);
-        for (const key of mine) this.parent.tools.uncover(key);
-      }
+      if (kind === 'tool') this.dropTransforms(shown);
       for (const { parentKey, item } of shown) registry.removeIfHolds(parentKey, item);
       this.shown.delete(kind);
     }
     this.parent.mounts.delete(this);
     this.child.mountedIn.delete(this);
     this.parent.capabilitiesChanged();
+  }
+
+  /**
+   * Tools made from the mounted ones (server.transformTool), and tools made from those, go with
+   * them, and so do their covers: a later mount shows its tools as they are.
+   */
+  private dropTransforms(shown: ReadonlyArray<{ parentKey: string; item: unknown }>): void {
+    const tools = this.parent.tools;
+    const mine = new Set(shown.filter((entry) => tools.itemNamed(entry.parentKey) === entry.item).map((entry) => entry.parentKey));
+    const gone = new Set(mine);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const { name, item } of tools.registered()) {
+        if (!gone.has(name) && item.transformedFrom !== undefined && gone.has(item.transformedFrom)) {
+          gone.add(name);
+          grew = true;
+        }
+      }
+    }
+    for (const name of gone) {
+      tools.uncover(name);
+      if (!mine.has(name)) tools.remove(name);
+    }
   }
 
   /**
@@ -200,7 +218,9 @@ export class Mount {
     const current = new Map(ops.registry(this.child).all().map((entry) => [ops.keyOf(entry.item), entry]));
     const stillOurs = (entry: { parentKey: string; item: unknown }) => target.itemNamed(entry.parentKey) === entry.item;
     for (const [childKey, entry] of shown) {
-      if (current.get(childKey)?.item === entry.source) continue;
+      // The same item with another access target (a transform whose source was replaced) is shown anew.
+      const now = current.get(childKey)?.item;
+      if (now === entry.source && targetOf(now) === entry.target) continue;
       (target as Registry<unknown>).removeIfHolds(entry.parentKey, entry.item);
       shown.delete(childKey);
     }
@@ -234,7 +254,7 @@ export class Mount {
       const made = ops.shown(item, parentKey, this.item(childKey));
       target.add(parentKey, made, `server.mount("${this.namespace}")`);
       if (!enabled) target.disable(parentKey);
-      shown.set(childKey, { parentKey, source: item, item: made, enabled, disabledByMount: !enabled });
+      shown.set(childKey, { parentKey, source: item, target: targetOf(item), item: made, enabled, disabledByMount: !enabled });
     }
   }
 
@@ -329,6 +349,10 @@ const OPS: { [K in Kind]: KindOps<K extends 'tool' ? RegisteredTool : K extends 
     }),
   },
 };
+
+function targetOf(item: unknown): unknown {
+  return (item as { target?: unknown } | undefined)?.target;
+}
 
 function reaches(from: Mountable, to: Mountable): boolean {
   for (const mount of from.mounts) if (mount.child === to || reaches(mount.child, to)) return true;

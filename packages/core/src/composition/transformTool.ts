@@ -59,8 +59,8 @@ export function transformTool(
   checkName: (name: string, where: string) => void,
 ): RegisteredTool {
   const where = `server.transformTool("${name}")`;
-  // A tool already transformed under its own name is transformed again as clients see it, so
-  // what the first transform hides stays hidden.
+  // A tool already transformed under its own name is transformed again from that transform (listed
+  // or since hidden by a rename), so what the first transform hides stays hidden.
   const stacked = tools.coveredBy(name);
   const original = stacked ?? tools.itemNamed(name);
   if (!original) throw new DefinitionError('INVALID_OPTION', `${where}: no tool is named "${name}"`);
@@ -113,8 +113,9 @@ export function transformTool(
   if (newName === name) {
     tools.cover(name, made);
   } else {
-    tools.add(newName, made, where);
-    if (!transform.keepOriginal) tools.cover(name);
+    // Listed while its source has a registration: without one, it has no access rules to go by.
+    tools.add(newName, made, where, name);
+    if (!transform.keepOriginal) tools.hide(name);
   }
   return made;
 }

@@ -3,6 +3,8 @@ import { DefinitionError } from '../errors';
 interface Entry<T> {
   item: T;
   enabled: boolean;
+  /** Shown only while this other name has a registration (a tool made from it). */
+  follows: string | undefined;
   /** Registration order; never reused, so a position in the list outlives changes to it. */
   seq: number;
 }
@@ -17,13 +19,14 @@ export interface Listed<T> {
  * Named items in registration order, with enable/disable/remove at run time. Listeners hear
  * about changes once per tick, however many changes that tick made.
  *
- * A name can be covered (`cover`): what is registered under it is never shown, whatever is
- * registered there later, until the cover is lifted; a cover may show another item in its place.
+ * A name can be covered (`cover`, `hide`): what is registered under it is never shown, whatever
+ * is registered there later, until the cover is lifted; a cover may show another item in its
+ * place. An item can follow another name: it is shown only while that name has a registration.
  */
 export class Registry<T> {
   private readonly entries = new Map<string, Entry<T>>();
-  /** Covered names → the item shown instead while one is registered there (none: hidden). */
-  private readonly covers = new Map<string, { shown: T | undefined }>();
+  /** Covered names → the item standing in for the registration, and whether it is shown. */
+  private readonly covers = new Map<string, { item: T | undefined; shown: boolean }>();
   private readonly listeners = new Set<() => void>();
   private snapshot: Listed<T>[] | undefined;
   private items: T[] | undefined;
@@ -34,20 +37,21 @@ export class Registry<T> {
 
   constructor(readonly kind: string) {}
 
-  add(name: string, item: T, origin: string): void {
+  /** Registers `item`; with `follows`, it is shown only while that name has a registration. */
+  add(name: string, item: T, origin: string, follows?: string): void {
     if (this.entries.has(name)) {
       throw new DefinitionError('DUPLICATE_NAME', `${origin}: a ${this.kind} named "${name}" is already registered; give one of them another name`);
     }
-    this.entries.set(name, { item, enabled: true, seq: this.nextSeq++ });
+    this.entries.set(name, { item, enabled: true, seq: this.nextSeq++, follows });
     this.changed();
   }
 
   /** The enabled item with that name, as clients see it (a cover's item, or none). */
   get(name: string): T | undefined {
     const entry = this.entries.get(name);
-    if (!entry?.enabled) return undefined;
+    if (!entry?.enabled || !this.present(entry)) return undefined;
     const cover = this.covers.get(name);
-    return cover ? cover.shown : entry.item;
+    return cover ? (cover.shown ? cover.item : undefined) : entry.item;
   }
 
   /** Whether the item registered under `name` is enabled (covered or not). */
@@ -56,11 +60,19 @@ export class Registry<T> {
   }
 
   /**
-   * Hides whatever is registered under `name`, now and after any re-registration; `shown`, when given, is shown in its place while something
-   * is registered there. A new cover replaces the name's earlier one; `uncover` lifts it.
+   * Hides whatever is registered under `name`, now and after any re-registration, and shows
+   * `item` in its place while something is registered there; `uncover` lifts it.
    */
-  cover(name: string, shown?: T): void {
-    this.covers.set(name, { shown });
+  cover(name: string, item: T): void {
+    this.covers.set(name, { item, shown: true });
+    this.changed();
+  }
+
+  /** Hides whatever is registered under `name`, and a cover's item too (`coveredBy` still has it). */
+  hide(name: string): void {
+    const cover = this.covers.get(name);
+    if (cover) cover.shown = false;
+    else this.covers.set(name, { item: undefined, shown: false });
     this.changed();
   }
 
@@ -69,9 +81,9 @@ export class Registry<T> {
     if (this.covers.delete(name)) this.changed();
   }
 
-  /** The item a cover shows under `name`, if one does. */
+  /** The item a cover puts in place of the registration under `name`, shown or hidden. */
   coveredBy(name: string): T | undefined {
-    return this.covers.get(name)?.shown;
+    return this.covers.get(name)?.item;
   }
 
   has(name: string): boolean {
@@ -106,11 +118,11 @@ export class Registry<T> {
   listed(): readonly Listed<T>[] {
     if (this.snapshot) return this.snapshot;
     const listed: Listed<T>[] = [];
-    for (const [name, { item, enabled, seq }] of this.entries) {
-      if (!enabled) continue;
+    for (const [name, entry] of this.entries) {
+      if (!entry.enabled || !this.present(entry)) continue;
       const cover = this.covers.get(name);
-      if (!cover) listed.push({ item, seq });
-      else if (cover.shown !== undefined) listed.push({ item: cover.shown, seq });
+      if (!cover) listed.push({ item: entry.item, seq: entry.seq });
+      else if (cover.shown) listed.push({ item: cover.item!, seq: entry.seq });
     }
     return (this.snapshot = listed);
   }
@@ -126,12 +138,30 @@ export class Registry<T> {
    */
   all(): Array<{ name: string; item: T; enabled: boolean }> {
     const all: Array<{ name: string; item: T; enabled: boolean }> = [];
-    for (const [name, { item, enabled }] of this.entries) {
+    for (const [name, entry] of this.entries) {
+      if (!this.present(entry)) continue;
       const cover = this.covers.get(name);
-      if (!cover) all.push({ name, item, enabled });
-      else if (cover.shown !== undefined) all.push({ name, item: cover.shown, enabled });
+      if (!cover) all.push({ name, item: entry.item, enabled: entry.enabled });
+      else if (cover.shown) all.push({ name, item: cover.item!, enabled: entry.enabled });
     }
     return all;
+  }
+
+  /** Every registration as registered (covered, following a name that is gone, or not), and every cover's item. */
+  registered(): Array<{ name: string; item: T }> {
+    const registered = [...this.entries].map(([name, { item }]) => ({ name, item }));
+    for (const [name, { item }] of this.covers) if (item !== undefined) registered.push({ name, item });
+    return registered;
+  }
+
+  /** Whether every name in an entry's chain of followed names has a registration. */
+  private present(entry: Entry<T>): boolean {
+    for (let follows = entry.follows, steps = 0; follows !== undefined; steps++) {
+      const followed = this.entries.get(follows);
+      if (!followed || steps > this.entries.size) return false;
+      follows = followed.follows;
+    }
+    return true;
   }
 
   /** The highest sequence number handed out so far, or -1. */

@@ -65,7 +65,7 @@ describe('Registry covers', () => {
     const registry = new Registry<string>('tool');
     registry.add('a', 'a1', 'test');
     registry.add('b', 'b1', 'test');
-    registry.cover('a');
+    registry.hide('a');
     expect(registry.list()).toEqual(['b1']);
     expect(registry.get('a')).toBeUndefined();
     expect(registry.itemNamed('a')).toBe('a1');
@@ -102,6 +102,25 @@ describe('Registry covers', () => {
     expect(registry.list()).toEqual(['b1']);
     registry.add('a', 'a2', 'test');
     expect(registry.list()).toEqual(['b1', 'A']);
+    // Hidden by a later cover, the item is kept for what is made from it.
+    registry.hide('a');
+    expect(registry.list()).toEqual(['b1']);
+    expect(registry.coveredBy('a')).toBe('A');
+  });
+
+  it('show an item that follows a name only while that name, and what it follows, have registrations', () => {
+    const registry = new Registry<string>('tool');
+    registry.add('a', 'a1', 'test');
+    registry.add('b', 'b1', 'test', 'a');
+    registry.add('c', 'c1', 'test', 'b');
+    registry.hide('a');
+    expect(registry.list()).toEqual(['b1', 'c1']);
+    registry.remove('a');
+    expect(registry.list()).toEqual([]);
+    expect(registry.get('c')).toBeUndefined();
+    expect(registry.registered().map((e) => e.name)).toEqual(['b', 'c']);
+    registry.add('a', 'a2', 'test');
+    expect(registry.list()).toEqual(['b1', 'c1']);
   });
 
   it('bump the revision and tell listeners', async () => {
@@ -110,7 +129,7 @@ describe('Registry covers', () => {
     let heard = 0;
     registry.onChange(() => heard++);
     const before = registry.revision;
-    registry.cover('a');
+    registry.hide('a');
     await Promise.resolve();
     expect(registry.revision).toBeGreaterThan(before);
     expect(heard).toBe(1);
