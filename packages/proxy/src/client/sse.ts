@@ -81,7 +81,8 @@ export async function* readSse(body: ReadableStream<Uint8Array>, maxBytes = MAX_
       yield* events;
     }
   } finally {
+    // Cancelled through the decoder: the body itself is locked to it (its own cancel() would fail, and leave the connection open).
+    await reader.cancel().catch(() => undefined);
     reader.releaseLock();
-    await body.cancel().catch(() => undefined);
   }
 }
