@@ -2,9 +2,9 @@ import { McpServer } from '@typemcp/core';
 import type { RemoteResource, RemoteTemplate, RemoteTool } from '@typemcp/core';
 import { baseUrlOf } from './baseUrl';
 import { planInput } from './input';
-import { documentReader, documentUrl, workingDirectoryUrl } from './load';
-import { labelOf, listOperations } from './operations';
-import type { Operation } from './operations';
+import { documentReader, documentUrl, readFailure, workingDirectoryUrl } from './load';
+import { labelOf, listOperations, reachOperation, readOperation } from './operations';
+import type { Operation, OperationHead } from './operations';
 import { checkOptions, invalid } from './options';
 import type { OpenApiOptions, Settings } from './options';
 import { planOutput } from './output';
@@ -12,6 +12,7 @@ import { Documents } from './refs';
 import { buildResource, buildTemplate, unfitAs } from './resource';
 import { decide } from './rules';
 import type { Decision } from './rules';
+import { RefScope } from './scope';
 import { uniqueNames, wantedName } from './names';
 import { isObject, SchemaConverter } from './schema';
 import { accessOf } from './security';
@@ -20,43 +21,60 @@ import type { ItemPlan } from './tool';
 
 /**
  * A server whose tools, resources and templates call the HTTP API an OpenAPI 3.0 or 3.1
- * document describes. Reads the document (and the files and URLs its `$ref`s name) first;
- * fails with a DefinitionError (`INVALID_OPTION`) naming what to fix.
+ * document describes. Reads the document, then the files and URLs its `$ref`s name as the
+ * operations served use them; fails with a DefinitionError (`INVALID_OPTION`) naming what to fix.
  */
 export async function fromOpenApi(options: OpenApiOptions): Promise<McpServer> {
   const settings = checkOptions(options);
-  const read = documentReader(options.loadRef, settings.fetch);
   const url = typeof options.spec === 'string' ? await documentUrl(options.spec) : await workingDirectoryUrl();
-  const root = typeof options.spec === 'string' ? await read(url) : options.spec;
+  const scope = new RefScope(url, settings.allowRef, typeof options.spec === 'string' ? undefined : 'the working directory');
+  const read = documentReader(options.loadRef, settings.fetch, { timeoutMs: settings.timeoutMs, maxBytes: settings.maxDocumentBytes }, scope);
+  let root: unknown = options.spec;
+  if (typeof options.spec === 'string') {
+    try {
+      root = await read(url);
+    } catch (error) {
+      throw readFailure(error, url);
+    }
+  }
   checkDocument(root, url);
-  const documents = await Documents.open(root, url, read);
+  const documents = new Documents(root, url, read);
   const baseUrl = baseUrlOf(options.baseUrl, root, url);
   const skip = (label: string, why: string) => settings.warn({ code: 'OPERATION_LEFT_OUT', operation: label, message: `${label} is left out: ${why}` });
+  // Path items first (rules match what they hold), then each operation's refs when it is served.
+  for (const item of Object.values(root.paths as Record<string, unknown>)) await documents.reachChain(item, url);
   const operations = listOperations(documents, root, url, skip);
 
-  const decided: Array<{ operation: Operation; decision: Decision }> = [];
+  const decided: Array<{ head: OperationHead; decision: Decision }> = [];
   const globs = new Map<string, RegExp>();
-  for (const operation of operations) {
-    const decision = decide(settings.rules, operation, globs);
-    if (decision.as === 'exclude') continue;
-    if (decision.as !== 'tool') {
-      const problem = unfitAs(decision.as, operation);
-      if (problem) throw invalid(`rules[${decision.rule}] makes ${labelOf(operation)} a ${decision.as}, but ${problem}, or narrow the rule`);
-    }
-    decided.push({ operation, decision });
+  for (const head of operations) {
+    const decision = decide(settings.rules, head, globs);
+    if (decision.as !== 'exclude') decided.push({ head, decision });
   }
-  const toolNames = uniqueNames(decided.filter(({ decision }) => decision.as === 'tool').map(({ operation, decision }) => wantedName(operation, decision.name)));
+  const toolNames = uniqueNames(decided.filter(({ decision }) => decision.as === 'tool').map(({ head, decision }) => wantedName(head, decision.name)));
   const converter = new SchemaConverter(documents);
   const tools: RemoteTool[] = [];
   const resources: RemoteResource[] = [];
   const templates: RemoteTemplate[] = [];
   const leftOut: string[] = [];
   let toolIndex = 0;
-  for (const { operation, decision } of decided) {
-    const name = decision.as === 'tool' ? toolNames[toolIndex++] : (decision.name ?? wantedName(operation, undefined));
+  for (const { head, decision } of decided) {
+    const name = decision.as === 'tool' ? toolNames[toolIndex++] : (decision.name ?? wantedName(head, undefined));
     if (decision.as === 'tool' && tools.length >= settings.maxTools) {
       leftOut.push(name);
       continue;
+    }
+    await reachOperation(documents, root, url, head);
+    let operation: Operation;
+    try {
+      operation = readOperation(documents, root, head);
+    } catch (error) {
+      skip(labelOf(head), (error as Error).message);
+      continue;
+    }
+    if (decision.as === 'resource' || decision.as === 'template') {
+      const problem = unfitAs(decision.as, operation);
+      if (problem) throw invalid(`rules[${decision.rule}] makes ${labelOf(operation)} a ${decision.as}, but ${problem}, or narrow the rule`);
     }
     const plan: ItemPlan = {
       operation,

@@ -1,32 +1,158 @@
 import { invalid } from './options';
 import type { OpenApiLoader } from './options';
+import { ReadError } from './scope';
+import type { RefScope } from './scope';
+import { MAX_REDIRECTS } from './send';
 
-/** Reads the document at an absolute URL: the parsed value. */
-export type DocumentReader = (url: string) => Promise<unknown>;
+/**
+ * Reads the document at an absolute URL: the parsed value. `from` is the document whose
+ * `$ref` names it (none for the first document): the scope decides whether it may be read.
+ */
+export type DocumentReader = (url: string, from?: string) => Promise<unknown>;
 
-/** Reads through `loadRef` when given; else `file:` URLs from disk and `http(s):` ones with fetch. */
-export function documentReader(loadRef: OpenApiLoader | undefined, fetchFn: typeof fetch): DocumentReader {
-  return async (url) => {
-    let content: unknown;
+/** How long one document may take to read, and how large it may be. */
+export interface ReadLimits {
+  readonly timeoutMs: number;
+  readonly maxBytes: number;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Reads through `loadRef` when given; else `file:` URLs from disk and `http(s):` ones with
+ * fetch. Every read is bounded by `limits` (a body is read as a stream and dropped past the
+ * cap), and a URL named by a `$ref` is read only when `scope` allows it: a file within the
+ * folder is checked again by its real path (a symbolic link may lead out), and an http(s)
+ * read follows redirects itself, each one checked as a ref would be.
+ */
+export function documentReader(loadRef: OpenApiLoader | undefined, fetchFn: typeof fetch, limits: ReadLimits, scope: RefScope): DocumentReader {
+  return async (url, from) => {
+    const how = from === undefined ? 'within' : scope.check(url, from);
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort(new Error('timed out'));
+        reject(new ReadError(`did not answer within ${limits.timeoutMs} ms`));
+      }, limits.timeoutMs);
+    });
     try {
-      content = loadRef ? await loadRef(url) : await readText(url, fetchFn);
-    } catch (error) {
-      throw invalid(`cannot read ${url}: ${(error as Error).message ?? String(error)}`);
+      const reading = loadRef ? Promise.resolve(loadRef(url)) : readText(url, fetchFn, controller.signal, limits.maxBytes, scope, from !== undefined && how === 'within');
+      const content = await Promise.race([reading, timeout]);
+      if (typeof content !== 'string') return content;
+      if (loadRef && new TextEncoder().encode(content).byteLength > limits.maxBytes) throw tooLarge(limits.maxBytes);
+      return parseDocument(content, url);
+    } finally {
+      clearTimeout(timer);
     }
-    return typeof content === 'string' ? parseDocument(content, url) : content;
   };
 }
 
-async function readText(url: string, fetchFn: typeof fetch): Promise<string> {
-  if (url.startsWith('file:')) {
-    const { readFile } = await import('node:fs/promises');
-    const { fileURLToPath } = await import('node:url');
-    return readFile(fileURLToPath(url), 'utf8');
-  }
+/** The DefinitionError for a document that cannot be read: the first one, or one a `$ref` names. */
+export function readFailure(error: unknown, url: string, ref?: { readonly ref: string; readonly from: string }): Error {
+  if ((error as { name?: unknown })?.name === 'DefinitionError') return error as Error;
+  const what = ref ? `the $ref "${ref.ref}" in ${ref.from}` : url;
+  if (error instanceof ReadError) return invalid(`cannot read ${what}: ${ref ? url : 'it'} ${error.predicate}`);
+  const cause = (error as Error)?.message ?? String(error);
+  return invalid(`cannot read ${what}: ${ref ? `${url}: ` : ''}${cause}`);
+}
+
+function tooLarge(maxBytes: number): ReadError {
+  return new ReadError(`is larger than maxDocumentBytes (${maxBytes} bytes)`);
+}
+
+async function readText(url: string, fetchFn: typeof fetch, signal: AbortSignal, maxBytes: number, scope: RefScope, inFolder: boolean): Promise<string> {
+  if (url.startsWith('file:')) return readFileText(url, signal, maxBytes, scope, inFolder);
   if (!/^https?:/i.test(url)) throw new Error('only file, http and https URLs are read without loadRef');
-  const response = await fetchFn(url, { headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' } });
-  if (!response.ok) throw new Error(`the server answered ${response.status} ${response.statusText}`);
-  return response.text();
+  let current = url;
+  for (let redirects = 0; ; redirects++) {
+    const response = await fetchFn(current, { headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' }, signal, redirect: 'manual' });
+    if (response.type === 'opaqueredirect') throw new ReadError('is redirected, and this fetch does not say where (an opaque redirect): not followed');
+    const location = REDIRECTS.has(response.status) ? response.headers.get('location') : null;
+    if (location === null) {
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => undefined);
+        throw new Error(`the server answered ${response.status} ${response.statusText}`);
+      }
+      return readBody(response, maxBytes);
+    }
+    await response.body?.cancel().catch(() => undefined);
+    if (redirects === MAX_REDIRECTS) throw new ReadError(`is redirected more than ${MAX_REDIRECTS} times`);
+    current = redirectTarget(current, location, scope);
+  }
+}
+
+/** Where a document read over http(s) is redirected, if a ref could name it from there. */
+function redirectTarget(current: string, location: string, scope: RefScope): string {
+  let target: URL;
+  try {
+    target = new URL(location, current);
+  } catch {
+    throw new ReadError(`redirects to ${JSON.stringify(location.slice(0, 200))}, which is not a URL`);
+  }
+  if (target.username !== '' || target.password !== '') throw new ReadError('redirects to a URL that carries a user name or password: refused');
+  target.hash = '';
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new ReadError(`redirects to ${target.href}, which is not http(s): refused`);
+  try {
+    scope.check(target.href, current);
+  } catch (error) {
+    if (error instanceof ReadError) throw new ReadError(`redirects to ${target.href}, which ${error.predicate}`);
+    throw error;
+  }
+  return target.href;
+}
+
+/** The body as text, read as a stream: more than `maxBytes` stops the read. */
+async function readBody(response: Response, maxBytes: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooLarge(maxBytes);
+  }
+  if (!response.body) return response.text();
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(maxBytes);
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+}
+
+/**
+ * A file's text, read as a stream up to `maxBytes`. A file a ref names within the document's
+ * folder must be there by its real path too: a symbolic link may not lead out.
+ */
+async function readFileText(url: string, signal: AbortSignal, maxBytes: number, scope: RefScope, inFolder: boolean): Promise<string> {
+  const { createReadStream } = await import('node:fs');
+  const { realpath } = await import('node:fs/promises');
+  const { fileURLToPath } = await import('node:url');
+  const { sep } = await import('node:path');
+  const path = fileURLToPath(url);
+  if (inFolder) {
+    const folder = await scope.folderRealPath();
+    const real = await realpath(path);
+    if (!real.startsWith(folder.endsWith(sep) ? folder : folder + sep)) throw new ReadError('leads outside the folder of the document (a symbolic link): refused');
+  }
+  const stream = createReadStream(path, { signal, highWaterMark: 1024 * 1024 });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      stream.destroy();
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** JSON, or else YAML (loaded only for a document that is not JSON). */

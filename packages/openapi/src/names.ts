@@ -1,9 +1,9 @@
-import type { Operation } from './operations';
+import type { OperationHead } from './operations';
 
 const MAX = 128;
 
 /** The tool name an operation asks for: a rule's name, its operationId, else `<method>_<path>`; made a valid MCP tool name. */
-export function wantedName(operation: Operation, ruleName: string | undefined): string {
+export function wantedName(operation: OperationHead, ruleName: string | undefined): string {
   const given = ruleName ?? operation.operationId;
   if (given !== undefined) return withinLimit(given.replace(/[^A-Za-z0-9_.-]+/g, '_'), '');
   const path = operation.path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^_+|_+$/g, '');

@@ -19,14 +19,20 @@ export interface Parameter {
   readonly source: Located;
 }
 
-/** One operation of the document, its refs followed (schemas aside). */
-export interface Operation {
+/** What rules match an operation by: known before its refs are read. */
+export interface OperationHead {
   /** Upper case: `GET`. */
   readonly method: string;
   readonly path: string;
   readonly operationId?: string;
   readonly tags: readonly string[];
   readonly source: Located;
+  /** The path item holding it. */
+  readonly item: Located;
+}
+
+/** One operation of the document, its refs followed (schemas aside). */
+export interface Operation extends OperationHead {
   readonly parameters: readonly Parameter[];
   readonly requestBody?: Located;
   /** By status code (`200`, `2XX`, `default`). */
@@ -40,9 +46,12 @@ export function labelOf(operation: { method: string; path: string }): string {
   return `${operation.method} ${operation.path}`;
 }
 
-/** The operations of the document, in document order; one that cannot be read is reported and left out. */
-export function listOperations(documents: Documents, root: Record<string, unknown>, rootUrl: string, skip: (label: string, why: string) => void): Operation[] {
-  const operations: Operation[] = [];
+/**
+ * The operations of the document, in document order, from path items whose refs were read
+ * (Documents.reachChain); a path item that cannot be read is reported and left out.
+ */
+export function listOperations(documents: Documents, root: Record<string, unknown>, rootUrl: string, skip: (label: string, why: string) => void): OperationHead[] {
+  const operations: OperationHead[] = [];
   const paths = isObject(root.paths) ? root.paths : {};
   for (const path of Object.keys(paths)) {
     let item: Located;
@@ -53,21 +62,42 @@ export function listOperations(documents: Documents, root: Record<string, unknow
       continue;
     }
     for (const key of Object.keys(item.value)) {
-      if (!METHODS.includes(key) || !isObject(item.value[key])) continue;
-      const method = key.toUpperCase();
-      try {
-        operations.push(readOperation(documents, root, item, method, path));
-      } catch (error) {
-        skip(labelOf({ method, path }), (error as Error).message);
-      }
+      const operation = item.value[key];
+      if (!METHODS.includes(key) || !isObject(operation)) continue;
+      operations.push({
+        method: key.toUpperCase(),
+        path,
+        operationId: typeof operation.operationId === 'string' && operation.operationId !== '' ? operation.operationId : undefined,
+        tags: Array.isArray(operation.tags) ? operation.tags.filter((tag): tag is string => typeof tag === 'string') : [],
+        source: { value: operation, url: item.url },
+        item,
+      });
     }
   }
   return operations;
 }
 
-function readOperation(documents: Documents, root: Record<string, unknown>, item: Located, method: string, path: string): Operation {
-  const operation = item.value[method.toLowerCase()] as Record<string, unknown>;
-  const source: Located = { value: operation, url: item.url };
+/**
+ * Reads the documents an operation's refs name: its parameters (the path item's too), body
+ * and responses with their schemas, and the security schemes it requires; not its callbacks
+ * or links, which are not served.
+ */
+export async function reachOperation(documents: Documents, root: Record<string, unknown>, rootUrl: string, head: OperationHead): Promise<void> {
+  await documents.reach(head.item.value.parameters, head.item.url);
+  await documents.reach(head.source.value, head.source.url);
+  const security = head.source.value.security ?? root.security;
+  const schemes = isObject(root.components) && isObject(root.components.securitySchemes) ? root.components.securitySchemes : {};
+  if (!Array.isArray(security)) return;
+  for (const alternative of security) {
+    if (!isObject(alternative)) continue;
+    for (const name of Object.keys(alternative)) if (Object.prototype.hasOwnProperty.call(schemes, name)) await documents.reach(schemes[name], rootUrl);
+  }
+}
+
+/** The operation with its parameters, body and responses: their refs read first (reachOperation). */
+export function readOperation(documents: Documents, root: Record<string, unknown>, head: OperationHead): Operation {
+  const { item, source } = head;
+  const operation = source.value;
   const byKey = new Map<string, Parameter>();
   for (const list of [item.value.parameters, operation.parameters]) {
     if (!Array.isArray(list)) continue;
@@ -77,7 +107,7 @@ function readOperation(documents: Documents, root: Record<string, unknown>, item
     }
   }
   const parameters = [...byKey.values()];
-  for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
+  for (const [, name] of head.path.matchAll(/\{([^}]+)\}/g)) {
     if (!parameters.some((p) => p.in === 'path' && p.name === name)) throw new Error(`the path has {${name}}, which no path parameter describes`);
   }
   const body = operation.requestBody === undefined ? undefined : located(documents.deref(operation.requestBody, item.url));
@@ -85,17 +115,7 @@ function readOperation(documents: Documents, root: Record<string, unknown>, item
   if (isObject(operation.responses)) {
     for (const status of Object.keys(operation.responses)) responses.set(status, located(documents.deref(operation.responses[status], item.url)));
   }
-  return {
-    method,
-    path,
-    operationId: typeof operation.operationId === 'string' && operation.operationId !== '' ? operation.operationId : undefined,
-    tags: Array.isArray(operation.tags) ? operation.tags.filter((tag): tag is string => typeof tag === 'string') : [],
-    source,
-    parameters,
-    requestBody: body,
-    responses,
-    security: operation.security ?? root.security,
-  };
+  return { ...head, parameters, requestBody: body, responses, security: operation.security ?? root.security };
 }
 
 function readParameter({ value, url }: { value: unknown; url: string }): Parameter | undefined {

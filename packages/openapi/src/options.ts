@@ -63,7 +63,7 @@ export interface OpenApiOptions {
   maxTools?: number;
   /** The `fetch` for downstream calls and for documents read from URLs; default `globalThis.fetch`. */
   fetch?: typeof fetch;
-  /** How long a downstream call may take, in milliseconds; default 30 000. */
+  /** How long a downstream call, or the read of one document, may take, in milliseconds; default 30 000. */
   timeoutMs?: number;
   /**
    * Whether a downstream call may follow a redirect to another origin than the API's: `url` is
@@ -82,6 +82,16 @@ export interface OpenApiOptions {
   maxSchemaBytes?: number;
   /** Reads the document (when `spec` is a string) and every external `$ref`; default files and `fetch`. */
   loadRef?: OpenApiLoader;
+  /**
+   * Whether a `$ref` may name a document outside the first one's origin (read over http(s)) or
+   * folder (read from a file; the working directory for a document given as an object): `url`
+   * is the document named, `from` the document whose ref names it. Default none: such a ref
+   * fails fromOpenApi. Also asked about a document read over http(s) that redirects elsewhere.
+   * A document read over http(s) never names a local file.
+   */
+  allowRef?: (url: string, from: string) => boolean;
+  /** The largest document (the first, or one a `$ref` names) read, in bytes; default 33 554 432 (32 MiB). */
+  maxDocumentBytes?: number;
   /** The scheme of resource and template URIs: `openapi` makes `openapi://pets/{petId}`. */
   uriScheme?: string;
   /** Give `false` to leave every `outputSchema` out (answers still carry `structuredContent`). */
@@ -99,6 +109,8 @@ export interface Settings {
   readonly timeoutMs: number;
   readonly allowRedirect?: (url: string, from: string) => boolean;
   readonly maxSchemaBytes: number;
+  readonly allowRef?: (url: string, from: string) => boolean;
+  readonly maxDocumentBytes: number;
   readonly uriScheme: string;
   readonly outputSchemas: boolean;
   readonly warn: (warning: OpenApiWarning) => void;
@@ -106,6 +118,7 @@ export interface Settings {
 
 export const DEFAULT_MAX_SCHEMA_BYTES = 65_536;
 export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_DOCUMENT_BYTES = 32 * 1024 * 1024;
 const KINDS: readonly OpenApiKind[] = ['tool', 'resource', 'template', 'exclude'];
 
 export function invalid(message: string): DefinitionError {
@@ -129,6 +142,7 @@ export function checkOptions(options: OpenApiOptions): Settings {
     throw invalid('headers must be an object of header values or a function (ctx, operation) returning one');
   }
   if (options.loadRef !== undefined && typeof options.loadRef !== 'function') throw invalid('loadRef must be a function (url) returning the document or its text');
+  if (options.allowRef !== undefined && typeof options.allowRef !== 'function') throw invalid('allowRef must be a function (url, from) returning true to read the document');
   if (options.allowRedirect !== undefined && typeof options.allowRedirect !== 'function') throw invalid('allowRedirect must be a function (url, from) returning true to follow the redirect');
   const uriScheme = options.uriScheme ?? 'openapi';
   if (!/^[a-z][a-z0-9+.-]*$/i.test(uriScheme)) throw invalid(`uriScheme must be a URI scheme such as "openapi" (a letter, then letters, digits, "+", "-" or "."), not ${JSON.stringify(uriScheme)}`);
@@ -140,6 +154,8 @@ export function checkOptions(options: OpenApiOptions): Settings {
     timeoutMs: positive('timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS),
     allowRedirect: options.allowRedirect,
     maxSchemaBytes: positive('maxSchemaBytes', options.maxSchemaBytes, DEFAULT_MAX_SCHEMA_BYTES),
+    allowRef: options.allowRef,
+    maxDocumentBytes: positive('maxDocumentBytes', options.maxDocumentBytes, DEFAULT_MAX_DOCUMENT_BYTES),
     uriScheme,
     outputSchemas: options.outputSchemas !== false,
     warn: options.onWarning ?? warnOnStderr,

@@ -1,4 +1,5 @@
 import type { DocumentReader } from './load';
+import { readFailure } from './load';
 
 /** What a `$ref` leads to: the value, the document it is in (its refs resolve there) and a key naming it. */
 export interface RefTarget {
@@ -16,35 +17,97 @@ export class RefError extends Error {}
 const DATA_KEYS = new Set(['example', 'examples', 'default', 'enum', 'const']);
 /** Keys whose values map names to objects: a property or response named `default` is not data. */
 const NAME_MAPS = new Set(['properties', 'patternProperties', 'responses', 'schemas', '$defs', 'dependentSchemas']);
+/** Keys of what the server does not serve (callbacks, links): their refs are not read. */
+const UNSERVED_KEYS = new Set(['callbacks', 'links']);
 
-/** Every document of an OpenAPI description: the root and what its `$ref`s load, loaded up front so that resolving is synchronous. */
+/**
+ * The documents of an OpenAPI description: the root, and what its `$ref`s name, each read
+ * when a part that is served uses it (`reach`), so that resolving is synchronous after that.
+ * A ref in an excluded operation, or in a component nothing uses, is never read.
+ */
 export class Documents {
   private readonly byUrl = new Map<string, unknown>();
+  /** The keys of the ref targets whose refs were reached. */
+  private readonly reached = new Set<string>();
 
-  private constructor(private readonly read: DocumentReader) {}
-
-  static async open(root: unknown, rootUrl: string, read: DocumentReader): Promise<Documents> {
-    const documents = new Documents(read);
-    documents.byUrl.set(rootUrl, root);
-    await documents.loadReferenced(root, rootUrl);
-    return documents;
+  constructor(
+    root: unknown,
+    rootUrl: string,
+    private readonly read: DocumentReader,
+  ) {
+    this.byUrl.set(rootUrl, root);
   }
 
-  /** Loads the documents `document`'s external refs name, and theirs. */
-  private async loadReferenced(document: unknown, url: string): Promise<void> {
-    const wanted = new Set<string>();
-    forEachRef(document, (ref) => {
-      if (ref.startsWith('#')) return;
-      const target = withoutFragment(absolute(ref, url));
-      if (!this.byUrl.has(target)) wanted.add(target);
-    });
-    for (const target of wanted) {
-      if (this.byUrl.has(target)) continue;
-      this.byUrl.set(target, undefined); // a cycle between files loads each once
-      const loaded = await this.read(target);
-      this.byUrl.set(target, loaded);
-      await this.loadReferenced(loaded, target);
+  /**
+   * Reads the documents the refs in `node` (a value of the document at `base`) name, and those
+   * their targets' refs name, and so on; data values (examples, defaults) aside. Rejects with a
+   * DefinitionError naming the ref when a document cannot be read; a ref that leads nowhere is
+   * left for `resolve` to report.
+   */
+  async reach(node: unknown, base: string): Promise<void> {
+    // Each node with the URL of its document and whether its keys are names (then none of them is data).
+    const stack: Array<[unknown, string, boolean]> = [[node, base, false]];
+    while (stack.length > 0) {
+      const [value, url, names] = stack.pop()!;
+      if (typeof value !== 'object' || value === null) continue;
+      if (Array.isArray(value)) {
+        for (const item of value) if (typeof item === 'object' && item !== null) stack.push([item, url, false]);
+        continue;
+      }
+      for (const key in value) {
+        const child = (value as Record<string, unknown>)[key];
+        if (key === '$ref' && !names) {
+          if (typeof child !== 'string') continue;
+          const reading = this.readFor(child, url);
+          if (reading) await reading;
+          const target = this.tryResolve(child, url);
+          if (target && !this.reached.has(target.key)) {
+            this.reached.add(target.key);
+            stack.push([target.value, target.url, false]);
+          }
+        } else if (typeof child === 'object' && child !== null && (names || (!DATA_KEYS.has(key) && !UNSERVED_KEYS.has(key)))) {
+          stack.push([child, url, !names && NAME_MAPS.has(key)]);
+        }
+      }
     }
+  }
+
+  /** Reads the documents along a chain of refs (`node` a ref to a ref to … a value), not what the value's refs name. */
+  async reachChain(node: unknown, base: string): Promise<void> {
+    let value = node;
+    let url = base;
+    for (let hops = 0; isRef(value) && hops < 32; hops++) {
+      await this.readFor(value.$ref, url);
+      const target = this.tryResolve(value.$ref, url);
+      if (!target) return;
+      value = target.value;
+      url = target.url;
+    }
+  }
+
+  /** Reads the document `ref` names from `base` unless it was read: a promise only then (most refs are local). */
+  private readFor(ref: string, base: string): Promise<void> | undefined {
+    const url = documentOf(ref, base);
+    return url === undefined || this.byUrl.has(url) ? undefined : this.load(url, ref, base);
+  }
+
+  /** The ref's target; undefined when it leads nowhere (resolve says why, when the operation is read). */
+  private tryResolve(ref: string, base: string): RefTarget | undefined {
+    try {
+      return this.resolve(ref, base);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async load(url: string, ref: string, base: string): Promise<void> {
+    let document: unknown;
+    try {
+      document = await this.read(url, base);
+    } catch (error) {
+      throw readFailure(error, url, { ref, from: base });
+    }
+    this.byUrl.set(url, document);
   }
 
   /** The value `ref` names, seen from the document at `base`. */
@@ -54,7 +117,7 @@ export class Documents {
     const url = hash < 0 ? full : full.slice(0, hash);
     const pointer = hash < 0 ? '' : full.slice(hash + 1);
     const document = this.byUrl.get(url);
-    if (document === undefined) throw new RefError(`$ref "${ref}" names ${url}, which was not loaded`);
+    if (document === undefined) throw new RefError(`$ref "${ref}" names ${url}, which was not read`);
     const value = followPointer(document, pointer);
     if (value === undefined) throw new RefError(`$ref "${ref}" (in ${base}) points at nothing`);
     return { value, url, key: `${url}#${pointer}` };
@@ -86,6 +149,16 @@ function absolute(ref: string, base: string): string {
   }
 }
 
+/** The URL of the document `ref` names from `base`, without fragment; undefined for no valid URL. */
+function documentOf(ref: string, base: string): string | undefined {
+  if (ref.startsWith('#')) return base;
+  try {
+    return withoutFragment(absolute(ref, base));
+  } catch {
+    return undefined;
+  }
+}
+
 function withoutFragment(url: string): string {
   const hash = url.indexOf('#');
   return hash < 0 ? url : url.slice(0, hash);
@@ -108,26 +181,4 @@ function followPointer(document: unknown, pointer: string): unknown {
     node = (node as Record<string, unknown>)[segment];
   }
   return node;
-}
-
-/** Calls `visit` with every `$ref` string of a document, data values aside. */
-function forEachRef(document: unknown, visit: (ref: string) => void): void {
-  // Each node with whether its keys are names (then none of them is data).
-  const stack: Array<[unknown, boolean]> = [[document, false]];
-  while (stack.length > 0) {
-    const [node, names] = stack.pop()!;
-    if (typeof node !== 'object' || node === null) continue;
-    if (Array.isArray(node)) {
-      for (const item of node) if (typeof item === 'object' && item !== null) stack.push([item, false]);
-      continue;
-    }
-    for (const key in node) {
-      const value = (node as Record<string, unknown>)[key];
-      if (key === '$ref' && !names) {
-        if (typeof value === 'string') visit(value);
-      } else if (typeof value === 'object' && value !== null && (names || !DATA_KEYS.has(key))) {
-        stack.push([value, !names && NAME_MAPS.has(key)]);
-      }
-    }
-  }
 }

@@ -1,4 +1,4 @@
-import type { Operation } from './operations';
+import type { OperationHead } from './operations';
 import type { OpenApiKind, OpenApiRule } from './options';
 
 /** What an operation becomes, and the rule that said so (none: the default, a tool). */
@@ -10,14 +10,14 @@ export interface Decision {
 }
 
 /** The first matching rule's decision; a tool when none matches. */
-export function decide(rules: readonly OpenApiRule[], operation: Operation, globs: Map<string, RegExp>): Decision {
+export function decide(rules: readonly OpenApiRule[], operation: OperationHead, globs: Map<string, RegExp>): Decision {
   for (let i = 0; i < rules.length; i++) {
     if (matches(rules[i], operation, globs)) return { as: rules[i].as, name: rules[i].name, rule: i };
   }
   return { as: 'tool' };
 }
 
-function matches(rule: OpenApiRule, operation: Operation, globs: Map<string, RegExp>): boolean {
+function matches(rule: OpenApiRule, operation: OperationHead, globs: Map<string, RegExp>): boolean {
   if (rule.methods && !rule.methods.some((method) => method.toUpperCase() === operation.method)) return false;
   if (rule.tags && !rule.tags.some((tag) => operation.tags.includes(tag))) return false;
   if (rule.operationId !== undefined) {
