@@ -1,4 +1,5 @@
 import type { SchemaDraft } from './SchemaDraft';
+import { sameWithUnicodeFlag } from './unicodeMode';
 
 /**
  * Writes one class-validator constraint into a draft. Returns false when the schema cannot
@@ -6,13 +7,18 @@ import type { SchemaDraft } from './SchemaDraft';
  */
 type Translate = (draft: SchemaDraft, constraints: readonly unknown[]) => boolean;
 
-/** A string format; validator options change what the format accepts, so they need class-validator. */
+/**
+ * A string format. The schema keeps it for clients, but no ajv format is as strict as the
+ * validator.js check behind the decorator (ajv's `uri` takes `javascript:alert(1)`, its `email`
+ * takes `a@b.c`, its `uuid` takes version 0 and `urn:uuid:`, its `date-time` takes a lower-case
+ * `t` and a leap second), so class-validator always has the final say.
+ */
 const format =
   (name: string): Translate =>
-  (d, [options]) => {
+  (d) => {
     d.requireType('string');
     d.add('format', name);
-    return isEmptyOptions(options);
+    return false;
   };
 
 const bound =
@@ -67,20 +73,15 @@ const TRANSLATIONS: ReadonlyMap<string, Translate> = new Map<string, Translate>(
     (d, [values]) => Array.isArray(values) && values.every(isJsonPrimitive) && (d.add('not', { enum: values }), true),
   ],
   ['isNotEmpty', (d) => ((d.notEmpty = true), true)],
-  // A Date property travels as an ISO 8601 string; class-transformer turns it into a Date.
-  ['isDate', (d) => (d.requireType('string'), d.add('format', 'date-time'), true)],
+  // A Date property travels as an ISO 8601 string; class-transformer turns it into a Date with
+  // the runtime's Date parser, which refuses some date-times the format takes (V8:
+  // `2024-05-01T10:00:00+02`, a leap second), so isDate still runs on the converted value.
+  ['isDate', format('date-time')],
   ['isDateString', format('date-time')],
   ['isIso8601', format('date-time')],
   ['isEmail', format('email')],
   ['isUrl', format('uri')],
-  [
-    'isUuid',
-    (d, [version]) => {
-      d.requireType('string');
-      d.add('format', 'uuid');
-      return version === undefined || version === 'all';
-    },
-  ],
+  ['isUuid', format('uuid')],
   ['min', bound('number', 'minimum')],
   ['max', bound('number', 'maximum')],
   ['isPositive', bound('number', 'exclusiveMinimum', 0)],
@@ -88,19 +89,20 @@ const TRANSLATIONS: ReadonlyMap<string, Translate> = new Map<string, Translate>(
   [
     'isDivisibleBy',
     (d, [n]) => {
+      // class-validator divides by parseInt(n) with `%`; ajv's multipleOf divides by n and
+      // rounds (2 ** 60 passes multipleOf 3), so the keyword only informs.
       d.requireType('number');
-      if (typeof n !== 'number' || !(n > 0)) return false;
-      d.add('multipleOf', n);
-      return true;
+      if (typeof n === 'number' && n > 0) d.add('multipleOf', n);
+      return false;
     },
   ],
-  ['minLength', bound('string', 'minLength')],
+  ['minLength', (d, [min]) => (d.requireType('string'), d.bound('minLength', min) && lengthIsExact(min))],
   ['maxLength', bound('string', 'maxLength')],
   [
     'isLength',
     (d, [min, max]) => {
       d.requireType('string');
-      const okMin = min === undefined || min === null || d.bound('minLength', min);
+      const okMin = min === undefined || min === null || (d.bound('minLength', min) && lengthIsExact(min));
       const okMax = max === undefined || max === null || d.bound('maxLength', max);
       return okMin && okMax;
     },
@@ -109,10 +111,12 @@ const TRANSLATIONS: ReadonlyMap<string, Translate> = new Map<string, Translate>(
     'matches',
     (d, [pattern, modifiers]) => {
       d.requireType('string');
-      const source = schemaPattern(pattern, modifiers);
-      if (source === undefined) return false;
-      d.add('pattern', source);
-      return true;
+      const regex = schemaPattern(pattern, modifiers);
+      if (regex === undefined) return false;
+      d.add('pattern', regex.source);
+      // Without the `u` flag class-validator matches UTF-16 code units, the schema code points:
+      // the same only for a source that cannot tell them apart.
+      return regex.unicode || sameWithUnicodeFlag(regex.source);
     },
   ],
   ['arrayMinSize', bound('array', 'minItems')],
@@ -164,17 +168,13 @@ function isJsonPrimitive(value: unknown): boolean {
   return value === null || typeof value === 'string' || typeof value === 'boolean';
 }
 
-function isEmptyOptions(options: unknown): boolean {
-  if (options === undefined || options === null) return true;
-  return typeof options === 'object' && Object.keys(options).length === 0;
-}
-
 /**
- * A JSON Schema `pattern` with the same meaning as the regex, or undefined when there is none:
- * schema patterns are compiled with only the `u` flag, so `i`, `m`, `s`, `y` and `v` change
- * what matches (`g` and `d` do not), and a source that is invalid in unicode mode cannot go.
+ * The JSON Schema `pattern` of a `@Matches` regex, and whether the regex has the `u` flag; or
+ * undefined when there is none: schema patterns are compiled with only the `u` flag, so `i`,
+ * `m`, `s`, `y` and `v` change what matches (`g` and `d` do not), and a source that is invalid
+ * in unicode mode cannot go.
  */
-function schemaPattern(pattern: unknown, modifiers: unknown): string | undefined {
+function schemaPattern(pattern: unknown, modifiers: unknown): { source: string; unicode: boolean } | undefined {
   let source: string;
   let flags: string;
   if (pattern instanceof RegExp) [source, flags] = [pattern.source, pattern.flags];
@@ -186,5 +186,16 @@ function schemaPattern(pattern: unknown, modifiers: unknown): string | undefined
   } catch {
     return undefined;
   }
-  return source;
+  return { source, unicode: flags.includes('u') };
+}
+
+/**
+ * Whether `minLength` says what class-validator's length check (validator.js isLength) says
+ * about a minimum. isLength counts code points, less each variation selector (U+FE0E, U+FE0F)
+ * that follows another character, so "a\uFE0F" is one long for it and two for the schema.
+ * Each uncounted selector follows a counted character, so any non-empty string is at least
+ * one long for both: a minimum up to 1 is exact, a larger one needs class-validator.
+ */
+function lengthIsExact(min: unknown): boolean {
+  return typeof min === 'number' && min <= 1;
 }

@@ -2,8 +2,13 @@ import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import {
   ArrayUnique,
+  IsDate,
+  IsDateString,
+  IsDivisibleBy,
   IsEmail,
   IsEnum,
+  IsISO8601,
+  IsUrl,
   IsHexColor,
   IsIn,
   IsInt,
@@ -11,8 +16,10 @@ import {
   IsOptional,
   IsString,
   IsUUID,
+  Length,
   Matches,
   Max,
+  MaxLength,
   Min,
   MinLength,
   registerDecorator,
@@ -40,8 +47,8 @@ class FullyExpressed {
   @IsOptional() @IsInt() @Min(1) limit?: number;
   @IsEnum(Color) color!: Color;
   @IsIn(['a', 'b']) letter!: string;
-  @IsEmail() email!: string;
-  @IsUUID('all') id!: string;
+  @IsString() @Length(1, 20) @Matches(/^[a-z][a-z0-9-]*$/) slug!: string;
+  @IsString() @MaxLength(3) @Matches(/^\S{1,3}$/u) code!: string;
   @ValidateNested({ each: true }) @Type(() => Point) points!: Point[];
   @IsString({ each: true }) tags!: string[];
 }
@@ -99,6 +106,46 @@ class UuidVersion {
   @IsUUID('4') id!: string;
 }
 
+class WithEmail {
+  @IsEmail() email!: string;
+}
+
+class WithUrl {
+  @IsUrl() url!: string;
+}
+
+class WithUuid {
+  @IsUUID('all') id!: string;
+}
+
+class WithIsoDate {
+  @IsISO8601() when!: string;
+}
+
+class WithDateString {
+  @IsDateString() when!: string;
+}
+
+class WithDate {
+  @IsDate() when!: Date;
+}
+
+class WithMinLength {
+  @IsString() @MinLength(2) name!: string;
+}
+
+class WithLength {
+  @IsString() @Length(2, 10) name!: string;
+}
+
+class WithDivisor {
+  @IsInt() @IsDivisibleBy(3) n!: number;
+}
+
+class CodeUnitPattern {
+  @Matches(/^.{1,3}$/) short!: string;
+}
+
 class DecimalPlaces {
   @IsNumber({ maxDecimalPlaces: 2 }) price!: number;
 }
@@ -130,6 +177,16 @@ describe('describeDto().needsClassValidator', () => {
     ['a regex invalid in unicode mode', NotUnicodeSafe],
     ['IsEmail options', EmailWithOptions],
     ['a UUID version', UuidVersion],
+    ['@IsEmail() (ajv\'s email takes a@b.c)', WithEmail],
+    ['@IsUrl() (ajv\'s uri takes javascript:alert(1))', WithUrl],
+    ['@IsUUID() (ajv\'s uuid takes version 0)', WithUuid],
+    ['@IsISO8601() (ajv\'s date-time takes a lower-case t)', WithIsoDate],
+    ['@IsDateString()', WithDateString],
+    ['@IsDate() (the Date parser refuses some date-times)', WithDate],
+    ['@MinLength(2) (class-validator does not count some variation selectors)', WithMinLength],
+    ['@Length(2, 10)', WithLength],
+    ['@IsDivisibleBy() (class-validator divides by parseInt(n))', WithDivisor],
+    ['a regex without the u flag that counts code units', CodeUnitPattern],
     ['maxDecimalPlaces', DecimalPlaces],
     ['a built-in validator without a schema form', UnknownBuiltin],
     ['ArrayUnique (its selector is invisible)', UniqueBySelector],
@@ -144,6 +201,11 @@ describe('describeDto().needsClassValidator', () => {
     expect(props(NotUnicodeSafe).code).toEqual({ type: 'string' });
     expect(props(EmailWithOptions).email).toEqual({ type: 'string', format: 'email' });
     expect(props(UuidVersion).id).toEqual({ type: 'string', format: 'uuid' });
+    expect(props(WithUrl).url).toEqual({ type: 'string', format: 'uri' });
+    expect(props(WithDate).when).toEqual({ type: 'string', format: 'date-time' });
+    expect(props(WithLength).name).toEqual({ type: 'string', minLength: 2, maxLength: 10 });
+    expect(props(WithDivisor).n).toEqual({ type: 'integer', multipleOf: 3 });
+    expect(props(CodeUnitPattern).short).toEqual({ type: 'string', pattern: '^.{1,3}$' });
     expect(props(UnknownBuiltin).color).toEqual({ type: 'string' });
     expect(props(WithValidate).n).toEqual({ type: 'integer' });
     expect(props(WithConditionalOption).n).toEqual({ type: 'integer' });

@@ -49,9 +49,10 @@ class Forecast {
   @IsOptional() @IsInt() @Min(1) @Max(14) days?: number;
   @IsOptional() @IsEnum(Unit) unit?: Unit;
   @IsOptional() @ValidateNested() location?: Location;
-  @IsOptional() @IsDate() since?: Date;
+  // A Date without @IsDate: only the schema checks it (@IsDate would bring class-validator in).
+  @IsOptional() since?: Date;
   @IsOptional() @ValidateNested({ each: true }) @Type(() => Stop) @ArrayMaxSize(2) stops?: Stop[];
-  @IsOptional() @IsEmail() notify?: string;
+  @IsOptional() @Matches(/^\S+@\S+$/u) notify?: string;
 }
 
 class NoArgs {}
@@ -130,7 +131,7 @@ describe('compileDtoValidator without class-validator (schema only)', () => {
     expect(outcome.ok && outcome.value.limit).toBe(10);
   });
 
-  it('reports type, range, enum, unknown property and format problems together', () => {
+  it('reports type, range, enum, unknown property and pattern problems together', () => {
     const errors = expectFailure(
       validator.validate({ city: 7, days: 15, unit: 'k', foo: 1, notify: 'not-an-email' }) as ValidationOutcome<Forecast>,
     );
@@ -139,7 +140,7 @@ describe('compileDtoValidator without class-validator (schema only)', () => {
       '"city": must be string',
       '"days": must be <= 14',
       '"unit": must be one of "c", "f"',
-      '"notify": must match format "email"',
+      '"notify": must match pattern "^\\S+@\\S+$"',
     ]);
   });
 
@@ -362,5 +363,47 @@ describe('compileDtoValidator: one answer with every problem', () => {
     ]);
     // Not a URI at all: the schema's format check answers first.
     expect(await errors('not a url at all', BookmarkInput)).toEqual(['"url": must match format "uri"']);
+  });
+});
+
+describe('compileDtoValidator: formats and lengths class-validator decides', () => {
+  class Contact {
+    @IsOptional() @IsEmail() email?: string;
+    @IsOptional() @IsDate() at?: Date;
+    @IsOptional() @IsString() @MinLength(2) initials?: string;
+  }
+
+  const validate = (args: object) => compileDtoValidator(Contact).validate(args);
+
+  it('runs class-validator, so a value the schema format takes can still be refused', async () => {
+    const pending = validate({ email: 'a@b.c' });
+    expect(pending).toBeInstanceOf(Promise);
+    await expect(pending).resolves.toEqual({ ok: false, errors: ['"email": email must be an email'] });
+    await expect(validate({ email: 'ada@example.com' })).resolves.toEqual({ ok: true, value: expect.any(Contact) });
+  });
+
+  it('keeps the schema answer when class-validator throws on what the schema refused', async () => {
+    // validator.js's isEmail runs encodeURI, which throws on a lone surrogate.
+    await expect(Promise.resolve(validate({ email: 'a\uD83D@example.com', initials: 'x' }))).resolves.toEqual({
+      ok: false,
+      errors: ['"email": must match format "email"', '"initials": must NOT have fewer than 2 characters'],
+    });
+  });
+
+  it('refuses a date-time the runtime cannot turn into a Date', async () => {
+    // ajv's date-time takes an offset without minutes; V8's Date parser does not.
+    await expect(validate({ at: '2024-05-01T10:00:00+02' })).resolves.toEqual({ ok: false, errors: ['"at": at must be a Date instance'] });
+    const outcome = await validate({ at: '2024-05-01T10:00:00+02:00' });
+    expect(outcome.ok && (outcome.value.at as Date).toISOString()).toBe('2024-05-01T08:00:00.000Z');
+  });
+
+  it('counts a length the way class-validator does: a variation selector after a character is not counted', async () => {
+    await expect(validate({ initials: 'a\uFE0F' })).resolves.toEqual({
+      ok: false,
+      errors: ['"initials": initials must be longer than or equal to 2 characters'],
+    });
+    await expect(validate({ initials: '\u{1F600}\u{1F600}' })).resolves.toEqual({ ok: true, value: expect.any(Contact) });
+    // The schema still answers first when it can.
+    await expect(validate({ initials: 'a' })).resolves.toEqual({ ok: false, errors: ['"initials": must NOT have fewer than 2 characters'] });
   });
 });
