@@ -1,4 +1,5 @@
 import { validate } from 'class-validator';
+import type { ValidationError } from 'class-validator';
 import type { Constructor } from '../metadata';
 import { describeDto } from '../schema';
 import { compiledSchema } from './ajv';
@@ -82,10 +83,22 @@ function createValidator<T>(dto: Constructor<T>): DtoValidator<T> {
       return { ok: false, errors: schemaErrors };
     }
     if (typeof instance !== 'object' || instance === null || Array.isArray(instance)) return { ok: false, errors: schemaErrors };
-    return validate(instance, { forbidUnknownValues: false }).then((errors) => ({
-      ok: false as const,
-      errors: mergeMessages(schemaErrors, formatClassValidatorErrors(errors.filter((error) => !skip.has(error.property)))),
-    }));
+    // The arguments are refused already: a check that throws on what the schema refused
+    // (validator.js's isEmail on a lone surrogate, synchronously) leaves the schema's answer standing.
+    const schemaOnly = { ok: false as const, errors: schemaErrors };
+    let checked: Promise<ValidationError[]>;
+    try {
+      checked = validate(instance, { forbidUnknownValues: false });
+    } catch {
+      return schemaOnly;
+    }
+    return checked.then(
+      (errors) => ({
+        ok: false as const,
+        errors: mergeMessages(schemaErrors, formatClassValidatorErrors(errors.filter((error) => !skip.has(error.property)))),
+      }),
+      () => schemaOnly,
+    );
   };
 
   return {
