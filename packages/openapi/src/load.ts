@@ -37,7 +37,7 @@ export function documentReader(loadRef: OpenApiLoader | undefined, fetchFn: type
       }, limits.timeoutMs);
     });
     try {
-      const reading = loadRef ? Promise.resolve(loadRef(url)) : readText(url, fetchFn, controller.signal, limits.maxBytes, scope, from !== undefined && how === 'within');
+      const reading = loadRef ? Promise.resolve(loadRef(url)) : readText(url, fetchFn, controller.signal, limits.maxBytes, scope, from === undefined ? undefined : how);
       const content = await Promise.race([reading, timeout]);
       if (typeof content !== 'string') return content;
       if (loadRef && new TextEncoder().encode(content).byteLength > limits.maxBytes) throw tooLarge(limits.maxBytes);
@@ -61,8 +61,9 @@ function tooLarge(maxBytes: number): ReadError {
   return new ReadError(`is larger than maxDocumentBytes (${maxBytes} bytes)`);
 }
 
-async function readText(url: string, fetchFn: typeof fetch, signal: AbortSignal, maxBytes: number, scope: RefScope, inFolder: boolean): Promise<string> {
-  if (url.startsWith('file:')) return readFileText(url, signal, maxBytes, scope, inFolder);
+/** `ref`: how the scope lets a ref read it (none for the first document). */
+async function readText(url: string, fetchFn: typeof fetch, signal: AbortSignal, maxBytes: number, scope: RefScope, ref: 'within' | 'allowed' | undefined): Promise<string> {
+  if (url.startsWith('file:')) return readFileText(url, signal, maxBytes, scope, ref);
   if (!/^https?:/i.test(url)) throw new Error('only file, http and https URLs are read without loadRef');
   let current = url;
   for (let redirects = 0; ; redirects++) {
@@ -127,20 +128,22 @@ async function readBody(response: Response, maxBytes: number): Promise<string> {
 }
 
 /**
- * A file's text, read as a stream up to `maxBytes`. A file a ref names within the document's
- * folder must be there by its real path too: a symbolic link may not lead out.
+ * A file's text, read as a stream up to `maxBytes`. A file a ref names must be a regular file
+ * (not a pipe or a device, whose read may never end), and one within the document's folder
+ * must be there by its real path too: a symbolic link may not lead out.
  */
-async function readFileText(url: string, signal: AbortSignal, maxBytes: number, scope: RefScope, inFolder: boolean): Promise<string> {
+async function readFileText(url: string, signal: AbortSignal, maxBytes: number, scope: RefScope, ref: 'within' | 'allowed' | undefined): Promise<string> {
   const { createReadStream } = await import('node:fs');
-  const { realpath } = await import('node:fs/promises');
+  const { realpath, stat } = await import('node:fs/promises');
   const { fileURLToPath } = await import('node:url');
   const { sep } = await import('node:path');
   const path = fileURLToPath(url);
-  if (inFolder) {
+  if (ref === 'within') {
     const folder = await scope.folderRealPath();
     const real = await realpath(path);
     if (!real.startsWith(folder.endsWith(sep) ? folder : folder + sep)) throw new ReadError('leads outside the folder of the document (a symbolic link): refused');
   }
+  if (ref !== undefined && !(await stat(path)).isFile()) throw new ReadError('is not a regular file: refused');
   const stream = createReadStream(path, { signal, highWaterMark: 1024 * 1024 });
   const chunks: Buffer[] = [];
   let size = 0;

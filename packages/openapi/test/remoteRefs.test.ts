@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -222,5 +223,14 @@ describe('refs of a document read from a file', () => {
       `@typemcp/openapi: cannot read the $ref "./link.json#/Secret" in ${pathToFileURL(file).href}: ${pathToFileURL(path.join(dir, 'api', 'link.json')).href} leads outside the folder of the document (a symbolic link): refused`,
     );
   });
-});
 
+  const unix = process.platform !== 'win32' && existsSync('/dev/zero');
+  (unix ? it : it.skip)('refuses a ref to a pipe or a device, whose read may never end, even where allowRef allows it', async () => {
+    const dir = folder();
+    execFileSync('mkfifo', [path.join(dir, 'api', 'pipe.json')]);
+    const pipe = write(dir, './pipe.json');
+    await expect(fromOpenApi({ spec: pipe, timeoutMs: 5000 })).rejects.toThrow(`${pathToFileURL(path.join(dir, 'api', 'pipe.json')).href} is not a regular file: refused`);
+    const zero = write(dir, 'file:///dev/zero');
+    await expect(fromOpenApi({ spec: zero, allowRef: (url) => url === 'file:///dev/zero' })).rejects.toThrow('file:///dev/zero is not a regular file: refused');
+  });
+});
