@@ -109,3 +109,24 @@ test('over stdio, with two requests in flight, an unnamed question is refused an
     { data: 'server news', named: false },
   ]);
 });
+
+test("progress reaches the request whose token it names; a token of a request that is over, or one never given, reaches nobody; on a request's stream, another request's token reaches nobody", async () => {
+  const { channel, session } = await open();
+  const heard: Record<string, number[]> = { a: [], b: [] };
+  const first = session.request('tools/call', { name: 'a' }, { onProgress: (p) => void heard.a.push(p.progress) });
+  const second = session.request('tools/call', { name: 'b' }, { onProgress: (p) => void heard.b.push(p.progress) });
+  const [idA, idB] = [channel.idOf('tools/call', 0), channel.idOf('tools/call', 1)];
+  const tokenOf = (id: RequestId) => ((channel.sent.find((m) => m.id === id)!.params as { _meta: { progressToken: string } })._meta.progressToken);
+  const progress = (token: unknown, value: number, related?: RequestId) => channel.onmessage!({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: value } }, related);
+
+  progress(tokenOf(idA), 1);
+  progress(tokenOf(idB), 2, idB);
+  progress(tokenOf(idB), 3, idA);
+  progress('proxy-999', 4);
+  channel.onmessage!({ jsonrpc: '2.0', id: idA, result: {} });
+  await first;
+  progress(tokenOf(idA), 5);
+  expect(heard).toEqual({ a: [1], b: [2] });
+  channel.onmessage!({ jsonrpc: '2.0', id: idB, result: {} });
+  await second;
+});

@@ -1,18 +1,21 @@
 /**
- * A hand-written Streamable HTTP upstream on 127.0.0.1 (handshake era, no session id), for
- * answers no well-behaved server gives: each tool is a function that writes the HTTP
- * response to its call itself.
+ * A hand-written Streamable HTTP upstream on 127.0.0.1 (handshake era), for answers no
+ * well-behaved server gives: each tool is a function that writes the HTTP response to its call
+ * itself. With `session`, initialize hands out a session id and a GET opens a stream that
+ * stays open (in `listening`).
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type RawTool = (id: unknown, res: ServerResponse, req: IncomingMessage) => void;
+export type RawTool = (id: unknown, res: ServerResponse, params: Record<string, unknown>) => void;
 
 export interface RawUpstream {
   url: string;
   /** The responses still open (a body that never ends stays here until the client lets go). */
   readonly open: Set<ServerResponse>;
+  /** The GET streams open (with `session`). */
+  readonly listening: Set<ServerResponse>;
   close(): Promise<void>;
 }
 
@@ -21,9 +24,17 @@ export function json(res: ServerResponse, body: unknown, status = 200): void {
   res.end(JSON.stringify(body));
 }
 
-export async function startRawUpstream(tools: Record<string, RawTool>): Promise<RawUpstream> {
+export async function startRawUpstream(tools: Record<string, RawTool>, { session = false } = {}): Promise<RawUpstream> {
   const open = new Set<ServerResponse>();
-  const server = createServer((req, res) => {
+  const listening = new Set<ServerResponse>();
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    if (req.method === 'GET' && session) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(': open\n\n');
+      listening.add(res);
+      res.on('close', () => listening.delete(res));
+      return;
+    }
     open.add(res);
     res.on('close', () => open.delete(res));
     if (req.method !== 'POST') {
@@ -33,9 +44,10 @@ export async function startRawUpstream(tools: Record<string, RawTool>): Promise<
     let text = '';
     req.on('data', (chunk: Buffer) => (text += chunk.toString()));
     req.on('end', () => {
-      const message = JSON.parse(text) as { id?: unknown; method: string; params?: { name?: string } };
+      const message = JSON.parse(text) as { id?: unknown; method: string; params?: { name?: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> } };
       if (message.id === undefined) return void res.writeHead(202).end();
       if (message.method === 'initialize') {
+        if (session) res.setHeader('mcp-session-id', 'raw-session');
         return json(res, { jsonrpc: '2.0', id: message.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } } });
       }
       if (message.method === 'tools/list') {
@@ -43,7 +55,7 @@ export async function startRawUpstream(tools: Record<string, RawTool>): Promise<
       }
       const tool = message.method === 'tools/call' ? tools[message.params?.name ?? ''] : undefined;
       if (!tool) return json(res, { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: `no ${message.method}` } });
-      tool(message.id, res, req);
+      tool(message.id, res, message.params ?? {});
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -51,6 +63,7 @@ export async function startRawUpstream(tools: Record<string, RawTool>): Promise<
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     open,
+    listening,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -246,6 +246,8 @@ export class UpstreamSession {
     if (!('id' in message)) {
       if (method === 'notifications/progress') {
         const entry = this.byToken.get(String(params.progressToken));
+        // A stream that names a request carries that request's progress only, whatever token it says.
+        if (related !== undefined && this.pending.get(related) !== entry) return;
         entry?.onProgress?.({ progress: params.progress as number, total: params.total as number | undefined, message: params.message as string | undefined });
         return;
       }

@@ -188,8 +188,14 @@ export class HttpChannel implements ClientChannel {
     this.deliver({ jsonrpc: '2.0', id, error: { code: -32603, message } }, id);
   }
 
+  /**
+   * A message from the upstream, with the request whose response carried it. An answer counts
+   * only on the response of the request it answers: one for another request (on another's
+   * stream, in another's batch, on the GET stream) is dropped, never taken as that request's.
+   */
   private deliver(message: unknown, related: RequestId | undefined): void {
     if (typeof message !== 'object' || message === null || Array.isArray(message)) return;
+    if (!('method' in message) && (message as { id?: unknown }).id !== related) return;
     this.onmessage?.(message as JsonRpcMessage, related);
   }
 
