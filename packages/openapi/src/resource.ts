@@ -1,9 +1,10 @@
-import { InvalidParamsError, UriTemplate } from '@typemcp/core';
+import { InvalidParamsError, ToolError, UriTemplate } from '@typemcp/core';
 import type { RemoteResource, RemoteTemplate } from '@typemcp/core';
 import { withCallerHeaders } from './headers';
 import type { InputPlan } from './input';
 import type { Operation } from './operations';
 import { buildRequest } from './request';
+import type { HttpRequest } from './request';
 import { readResult } from './results';
 import { isObject } from './schema';
 import { send } from './send';
@@ -96,7 +97,14 @@ function mimeTypeOf(operation: Operation): string | undefined {
 }
 
 async function get(plan: ItemPlan, input: InputPlan, args: Record<string, unknown>, uri: string, ctx: Parameters<RemoteResource['read']>[1]): Promise<Record<string, unknown>> {
-  const request = buildRequest(plan.baseUrl, plan.operation, input, args, acceptOf(plan.operation));
+  let request: HttpRequest;
+  try {
+    request = buildRequest(plan.baseUrl, plan.operation, input, args, acceptOf(plan.operation));
+  } catch (error) {
+    // A variable the request cannot carry (a path segment of "..") is the reader's mistake.
+    if (error instanceof ToolError) throw new InvalidParamsError(`${uri}: ${error.message}`);
+    throw error;
+  }
   const headers = await withCallerHeaders(plan.settings.headers, ctx, plan.info, request.headers);
   const sent = await send(plan.settings.fetch, { ...request, headers }, ctx.signal, plan.settings.timeoutMs, plan.settings.allowRedirect);
   return readResult(sent, uri, mimeTypeOf(plan.operation));

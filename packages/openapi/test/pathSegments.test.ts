@@ -40,4 +40,21 @@ describe('path parameters', () => {
     expect((await client.callTool('simple', { id: ['..', 'x'] })).structuredContent).toEqual({ url: '/simple/..,x' });
     expect((await client.callTool('matrix', { m: ['', ''] })).structuredContent).toEqual({ url: '/matrix/;m=;m=' });
   });
+
+  it('refuses it in a template read too, as invalid params', async () => {
+    const api = await startHttp((request, response) => json(response, { url: request.url }));
+    const client = await connect({
+      spec: document({ '/items/{id}': get('item', [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }]) }),
+      baseUrl: api.url,
+      rules: [{ as: 'template' }],
+    });
+    for (const [uri, segment] of [['openapi://items/..', '..'], ['openapi://items/%2e%2E', '..'], ['openapi://items/.', '.']]) {
+      await expect(client.readResource(uri)).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringContaining(`the path parameter "id" may not be "." or "..": as "${segment}" it makes the path segment "${segment}"`),
+      });
+    }
+    expect(api.seen).toEqual([]);
+    expect(await client.readResource('openapi://items/a')).toMatchObject({ contents: [{ text: '{"url":"/items/a"}' }] });
+  });
 });
