@@ -116,3 +116,15 @@ describe.each(['2025-11-25', 'auto'])('an HTTP upstream, spoken to at %s', (era)
     }
   });
 });
+
+test("a line reported to the operator has its control characters escaped: an upstream cannot drive the operator's terminal", async () => {
+  const { a, heard, reports, close } = await setup({ upstream: logsCommand, upstreamProtocolVersion: '2025-11-25' });
+  try {
+    await a.callTool('later', { text: '\u001b]0;owned\u0007\u001b[2Jred\u009b31m', delayMs: 10 });
+    await waitFor(() => reports.length > 0);
+    expect(reports[0].data).toBe('\\u001b]0;owned\\u0007\\u001b[2Jred\\u009b31m');
+    expect(heard).toEqual({ a: [], b: [] });
+  } finally {
+    await close();
+  }
+});

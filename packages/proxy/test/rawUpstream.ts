@@ -84,10 +84,11 @@ export function answerParts(id: unknown, text = ''): { head: string; tail: strin
  */
 export async function pump(res: ServerResponse, chunk: string | Buffer, total: number): Promise<boolean> {
   let closed = false;
-  res.once('close', () => (closed = true));
+  let wake = () => undefined as void;
+  res.once('close', () => ((closed = true), wake()));
   for (let sent = 0; sent < total; sent += chunk.length) {
     if (closed || res.destroyed) return false;
-    if (!res.write(chunk)) await new Promise((resolve) => (res.once('drain', resolve), res.once('close', resolve)));
+    if (!res.write(chunk)) await new Promise<void>((resolve) => res.once('drain', (wake = resolve)));
   }
   return !closed;
 }
