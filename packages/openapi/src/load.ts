@@ -27,7 +27,7 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  */
 export function documentReader(loadRef: OpenApiLoader | undefined, fetchFn: typeof fetch, limits: ReadLimits, scope: RefScope): DocumentReader {
   return async (url, from) => {
-    const how = from === undefined ? 'within' : scope.check(url, from);
+    const ref = from === undefined ? undefined : scope.check(url, from);
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -37,7 +37,7 @@ export function documentReader(loadRef: OpenApiLoader | undefined, fetchFn: type
       }, limits.timeoutMs);
     });
     try {
-      const reading = loadRef ? Promise.resolve(loadRef(url)) : readText(url, fetchFn, controller.signal, limits.maxBytes, scope, from === undefined ? undefined : how);
+      const reading = loadRef ? Promise.resolve(loadRef(url)) : readText(url, fetchFn, controller.signal, limits.maxBytes, scope, ref);
       const content = await Promise.race([reading, timeout]);
       if (typeof content !== 'string') return content;
       if (loadRef && new TextEncoder().encode(content).byteLength > limits.maxBytes) throw tooLarge(limits.maxBytes);
