@@ -79,8 +79,8 @@ const RELAYED_CAPABILITIES = { sampling: {}, elicitation: { form: {}, url: {} },
  * A server that fronts another MCP server: it mirrors the upstream's tools, prompts, resources
  * and templates (every page, as they change) and forwards each request, with its progress,
  * cancellation, log messages (those its HTTP response stream carries) and the upstream's
- * questions to the client. It serves, and is
- * mounted, like any McpServer; `start()` connects it. Both sides speak either era.
+ * questions to the client. It serves, and is mounted, like any McpServer; `start()` connects
+ * it. Both sides speak either era.
  */
 export class ProxyServer extends McpServer {
   private readonly catalog: RemoteCatalog;

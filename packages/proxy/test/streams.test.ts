@@ -27,7 +27,7 @@ beforeAll(async () => {
       hold: (id, res, params) => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.write(': held\n\n');
-        held = { id, token: params._meta?.progressToken, res };
+        held = { id, token: (params._meta as { progressToken?: unknown } | undefined)?.progressToken, res };
       },
       // On its own stream: B's progress token, and an answer to B's call; then its own answer.
       spoofStream: (id, res) => {
