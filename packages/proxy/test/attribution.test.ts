@@ -130,3 +130,27 @@ test("progress reaches the request whose token it names; a token of a request th
   channel.onmessage!({ jsonrpc: '2.0', id: idB, result: {} });
   await second;
 });
+
+test('over stdio, an unnamed question after another request was answered is refused: the request left was never alone', async () => {
+  const { channel, session } = await open();
+  const a = spies();
+  const b = spies();
+  const first = session.request('tools/call', { name: 'a' }, a.handlers);
+  const second = session.request('tools/call', { name: 'b' }, b.handlers);
+  channel.onmessage!({ jsonrpc: '2.0', id: channel.idOf('tools/call', 0), result: { content: [] } });
+  await first;
+  // A late question of A's (the upstream asks after answering): B, now alone, must not get it.
+  channel.onmessage!({ jsonrpc: '2.0', id: 'q3', method: 'elicitation/create', params: { message: "a's question" } });
+  await tick();
+  expect(b.asked).toEqual([]);
+  expect(channel.sent.find((m) => m.id === 'q3')).toMatchObject({ error: { message: expect.stringMatching(/after several requests/) } });
+  channel.onmessage!({ jsonrpc: '2.0', id: channel.idOf('tools/call', 1), result: { content: [] } });
+  await second;
+  // A request alone from its start takes an unnamed question.
+  const third = session.request('tools/call', { name: 'c' }, b.handlers);
+  channel.onmessage!({ jsonrpc: '2.0', id: 'q4', method: 'elicitation/create', params: { message: 'for c' } });
+  await tick();
+  expect(b.asked.length).toBe(1);
+  channel.onmessage!({ jsonrpc: '2.0', id: channel.idOf('tools/call', 2), result: { content: [] } });
+  await third;
+});

@@ -61,6 +61,8 @@ interface Pending extends RequestHandlers {
   progressToken?: string;
   /** The request's own headers: its answers to the server's questions go with them too. */
   headers?: Record<string, string>;
+  /** Another request that takes questions was in flight at some time while this one was. */
+  overlapped?: boolean;
 }
 
 /**
@@ -169,6 +171,11 @@ export class UpstreamSession {
         progressToken,
         headers: options.headers,
       };
+      if (entry.onRequest) {
+        for (const other of this.pending.values()) {
+          if (other.onRequest) other.overlapped = entry.overlapped = true;
+        }
+      }
       this.pending.set(id, entry);
       if (!options.background && this.waiting++ === 0) this.channel.hold?.(true);
       if (progressToken !== undefined) this.byToken.set(progressToken, entry);
@@ -288,8 +295,10 @@ export class UpstreamSession {
 
   /**
    * The request a question that names none belongs to (the handshake era over stdio does not
-   * say): the one request in flight that takes questions. With several, no guess is made: a
-   * question must never reach another client.
+   * say): the one request in flight that takes questions, and only if it has been alone since
+   * it started. With several, or after several (a late question of a request answered meanwhile
+   * would otherwise reach the one left), no guess is made: a question must never reach another
+   * client.
    */
   private soleAsker(): Pending | undefined {
     let found: Pending | undefined;
@@ -298,6 +307,7 @@ export class UpstreamSession {
       if (found) throw new UpstreamError(-32603, 'The upstream asked a question while several requests were in flight, and this transport cannot tell which one it is for');
       found = entry;
     }
+    if (found?.overlapped) throw new UpstreamError(-32603, 'The upstream asked a question after several requests were in flight, and this transport cannot tell which one it is for');
     return found;
   }
 
