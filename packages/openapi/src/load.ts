@@ -2,7 +2,7 @@ import { invalid } from './options';
 import type { OpenApiLoader } from './options';
 import { ReadError } from './scope';
 import type { RefScope } from './scope';
-import { MAX_REDIRECTS } from './send';
+import { MAX_REDIRECTS, REDIRECT_STATUSES } from './redirects';
 
 /**
  * Reads the document at an absolute URL: the parsed value. `from` is the document whose
@@ -15,8 +15,6 @@ export interface ReadLimits {
   readonly timeoutMs: number;
   readonly maxBytes: number;
 }
-
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
  * Reads through `loadRef` when given; else `file:` URLs from disk and `http(s):` ones with
@@ -69,7 +67,7 @@ async function readText(url: string, fetchFn: typeof fetch, signal: AbortSignal,
   for (let redirects = 0; ; redirects++) {
     const response = await fetchFn(current, { headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' }, signal, redirect: 'manual' });
     if (response.type === 'opaqueredirect') throw new ReadError('is redirected, and this fetch does not say where (an opaque redirect): not followed');
-    const location = REDIRECTS.has(response.status) ? response.headers.get('location') : null;
+    const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get('location') : null;
     if (location === null) {
       if (!response.ok) {
         await response.body?.cancel().catch(() => undefined);

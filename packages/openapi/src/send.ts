@@ -1,4 +1,5 @@
 import type { HttpRequest } from './request';
+import { MAX_REDIRECTS, REDIRECT_STATUSES } from './redirects';
 
 /** What the API answered, body read in full. */
 export interface HttpAnswer {
@@ -15,9 +16,6 @@ export type Sent = { readonly answer: HttpAnswer } | { readonly failure: string 
 /** Decides whether a call may follow a redirect to another origin (the `allowRedirect` option). */
 export type RedirectCheck = (url: string, from: string) => boolean;
 
-/** At most this many redirects are followed for one call. */
-export const MAX_REDIRECTS = 5;
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Headers that describe the body: dropped with it when a redirect makes the call a GET. */
 const BODY_HEADERS = new Set(['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location']);
 
@@ -48,7 +46,7 @@ export async function send(fetchFn: typeof fetch, request: HttpRequest, signal: 
     for (let redirects = 0; ; redirects++) {
       const response = await fetchFn(hop.url, { method: hop.method, headers: hop.headers, body: hop.body, signal: controller.signal, redirect: 'manual' });
       if (response.type === 'opaqueredirect') return { failure: `${label} was redirected, and this fetch does not say where (an opaque redirect): not followed` };
-      const location = REDIRECTS.has(response.status) ? response.headers.get('location') : null;
+      const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get('location') : null;
       if (location === null) {
         const body = new Uint8Array(await response.arrayBuffer());
         return { answer: { status: response.status, statusText: response.statusText, contentType: response.headers.get('content-type') ?? '', body, url: hop.url } };
