@@ -138,7 +138,7 @@ export type {
   NodeHttpHandler,
   Readiness,
 } from './transports';
-export { HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS, SUPPORTED_VERSIONS } from './protocol';
+export { HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS, LATEST_MODERN_VERSION, SUPPORTED_VERSIONS } from './protocol';
 export type {
   RequestId,
   JsonRpcMessage,
