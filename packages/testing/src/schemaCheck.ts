@@ -10,13 +10,14 @@ import Ajv from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { HANDSHAKE_VERSIONS, LATEST_MODERN_VERSION } from '@typemcp/core';
 import { extensionResultSchemas } from './extensionSchemas';
 
 /** The versions with an `initialize` handshake: the ones the official SDK client can speak. */
-export const SUPPORTED_SPEC_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
+export const SUPPORTED_SPEC_VERSIONS = HANDSHAKE_VERSIONS;
 
 /** The session-less era: no handshake, every request carries its context in `_meta`. */
-export const MODERN_SPEC_VERSION = '2026-07-28';
+export const MODERN_SPEC_VERSION = LATEST_MODERN_VERSION;
 
 export const ALL_SPEC_VERSIONS = [...SUPPORTED_SPEC_VERSIONS, MODERN_SPEC_VERSION] as const;
 
