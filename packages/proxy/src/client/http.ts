@@ -1,3 +1,4 @@
+import { MODERN_VERSIONS } from '@typemcp/core';
 import type { RequestId } from '@typemcp/core';
 import type { ClientChannel, JsonRpcMessage, SendOptions } from './channel';
 import { printable } from '../printable';
@@ -22,7 +23,6 @@ const EXCERPT_CHARS = 200;
 
 /** Methods whose target a 2026-07-28 request mirrors in `Mcp-Name`, and the param that holds it. */
 const NAMED: Readonly<Record<string, string>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
-const MODERN = '2026-07-28';
 /** How long the handshake era's GET stream waits before it is opened again after it ended. */
 const LISTEN_RETRY_MS = [250, 1000, 3000];
 
@@ -223,7 +223,7 @@ export class HttpChannel implements ClientChannel {
     const meta = (message.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
     const version = this.protocolVersion ?? (meta?.['io.modelcontextprotocol/protocolVersion'] as string | undefined);
     if (version !== undefined && method !== 'initialize') headers['mcp-protocol-version'] = version;
-    if (version === MODERN && method !== undefined) {
+    if (version !== undefined && (MODERN_VERSIONS as readonly string[]).includes(version) && method !== undefined) {
       // Intermediaries route on these; the server checks them against the body.
       headers['mcp-method'] = method;
       const field = NAMED[method];
