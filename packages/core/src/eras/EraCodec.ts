@@ -105,11 +105,12 @@ export interface TaskWire {
 }
 
 /**
- * How one protocol era carries requests (DESIGN.md §1). For every request the runtime asks the
- * era its params name (`codecOf`) whether it may be served, for its scope (revision, client
- * info and capabilities, log level) and the channel on which progress, logs, sampling,
- * elicitation and roots reach the client, and how its result or error goes out. Features
- * return era-neutral results and throw era-neutral errors: only the codecs know the eras.
+ * How one protocol era carries requests (docs/architecture.md, `eras/`). For every request the
+ * runtime asks the era its params name (`codecOf`) whether it may be served, for its scope
+ * (revision, client info and capabilities, log level) and the channel on which progress,
+ * logs, sampling, elicitation and roots reach the client, and how its result or error goes
+ * out. Features return era-neutral results and throw era-neutral errors: only the codecs know
+ * the eras.
  */
 export interface EraCodec {
   readonly name: EraName;

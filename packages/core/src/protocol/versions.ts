@@ -13,8 +13,8 @@ export const LATEST_MODERN_VERSION: ModernVersion = '2026-07-28';
 export const SUPPORTED_VERSIONS: readonly string[] = [...[...MODERN_VERSIONS].reverse(), ...[...HANDSHAKE_VERSIONS].reverse()];
 
 /**
- * How a protocol version carries a request's context (DESIGN.md §1): `handshake`, an
- * `initialize` handshake and a session; `modern`, the request's own `_meta`.
+ * How a protocol version carries a request's context (docs/architecture.md, `eras/`):
+ * `handshake`, an `initialize` handshake and a session; `modern`, the request's own `_meta`.
  */
 export type EraName = 'handshake' | 'modern';
 
