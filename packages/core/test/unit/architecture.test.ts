@@ -1,12 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { code as withoutComments, readSources } from '../../../../test-support/importGraph';
 
 /**
- * The architecture of DESIGN.md and docs/architecture.md, checked on the sources of src/: data
- * flows transport → protocol → era codec → runtime → features, the server sits above them all,
- * nothing imports in a circle, and only the era codecs know the eras and their versions.
+ * The rules docs/architecture.md gives @typemcp/core, checked on the sources of src/: the
+ * layers in the order of the page's own table (read here, so that the page and the test
+ * cannot drift), the seams between them, and only the era codecs knowing the eras. What
+ * every package keeps to (no import circle, imports between packages, the client half of the
+ * protocol) is packages.architecture.test.ts's.
  */
-const src = path.resolve(__dirname, '..', '..', 'src');
+const repoRoot = path.resolve(__dirname, '..', '..', '..', '..');
+const src = path.join(repoRoot, 'packages', 'core', 'src');
+const page = fs.readFileSync(path.join(repoRoot, 'docs', 'architecture.md'), 'utf8');
+const tree = readSources(src);
+const text = tree.text;
 
 interface Edge {
   from: string;
@@ -14,138 +21,118 @@ interface Edge {
   typeOnly: boolean;
 }
 
-function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    return entry.isDirectory() ? sourceFiles(full) : entry.name.endsWith('.ts') ? [full] : [];
-  });
-}
+/** Every import and re-export of one file of src/ by another, type-only ones marked. */
+const edges: Edge[] = tree.imports.filter((found) => found.to !== undefined).map((found) => ({ from: found.from, to: found.to!, typeOnly: found.typeOnly }));
 
-const files = sourceFiles(src);
-const relative = (file: string) => path.relative(src, file).split(path.sep).join('/');
-const text = new Map(files.map((file) => [relative(file), fs.readFileSync(file, 'utf8')]));
-
+const codeOf = new Map<string, string>();
 /** The code of a file without its comments (a comment may name anything). */
 function code(file: string): string {
-  return text.get(file)!.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+  if (!codeOf.has(file)) codeOf.set(file, withoutComments(text.get(file)!));
+  return codeOf.get(file)!;
 }
 
-/** The file a relative import names: `x.ts`, or `x/index.ts`. */
-function resolveImport(from: string, specifier: string): string {
-  const target = path.posix.normalize(path.posix.join(path.posix.dirname(from), specifier));
-  return text.has(`${target}.ts`) ? `${target}.ts` : `${target}/index.ts`;
-}
+/** Every line of a file's code, with its number. */
+const linesOf = (file: string) => code(file).split('\n').map((line, i) => ({ file, line: i + 1, text: line.trim() }));
 
-/** Every relative import and re-export of every file, type-only ones marked. */
-function fileEdges(): Edge[] {
-  const edges: Edge[] = [];
-  const statement = /^(?:import|export)\s+(type\s+)?(?:[^;'"]*?from\s+)?'(\.[^']*)'/gms;
-  const inline = /import\('(\.[^']*)'\)/g;
-  for (const file of text.keys()) {
-    const source = code(file);
-    for (const match of source.matchAll(statement)) edges.push({ from: file, to: resolveImport(file, match[2]), typeOnly: match[1] !== undefined });
-    for (const match of source.matchAll(inline)) edges.push({ from: file, to: resolveImport(file, match[1]), typeOnly: true });
-  }
-  return edges;
-}
-
-/** Groups of two or more files that reach each other through imports (Tarjan's strongly connected components). */
-export function circles(edges: readonly Pick<Edge, 'from' | 'to'>[]): string[][] {
-  const next = new Map<string, string[]>();
-  for (const { from, to } of edges) next.set(from, [...(next.get(from) ?? []), to]);
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const found: string[][] = [];
-  const visit = (node: string) => {
-    index.set(node, index.size);
-    low.set(node, index.get(node)!);
-    stack.push(node);
-    onStack.add(node);
-    for (const to of next.get(node) ?? []) {
-      if (!index.has(to)) {
-        visit(to);
-        low.set(node, Math.min(low.get(node)!, low.get(to)!));
-      } else if (onStack.has(to)) {
-        low.set(node, Math.min(low.get(node)!, index.get(to)!));
-      }
-    }
-    if (low.get(node) === index.get(node)) {
-      const group: string[] = [];
-      let member: string;
-      do {
-        member = stack.pop()!;
-        onStack.delete(member);
-        group.push(member);
-      } while (member !== node);
-      if (group.length > 1 || (next.get(node) ?? []).includes(node)) found.push(group.sort());
-    }
-  };
-  for (const node of next.keys()) if (!index.has(node)) visit(node);
-  return found;
-}
-
-/** Top folder of a file under src/ (or the file name for files at its top). */
+/** Top folder of a file under src/ (or the file's name without `.ts` for a file at its top). */
 const folderOf = (file: string) => file.split('/')[0].replace(/\.ts$/, '');
 
-/** The names a file imports from other files of src/. */
-function importedNames(file: string): string[] {
-  const names: string[] = [];
-  for (const match of code(file).matchAll(/^import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+'\.[^']*'/gms)) {
-    names.push(...match[1].split(',').map((name) => name.replace(/^\s*type\s+/, '').split(/\s+as\s+/)[0].trim()).filter(Boolean));
-  }
-  return names;
+/** The names a file takes from other files of src/ (imports and re-exports). */
+const importedNames = (file: string) => tree.imports.filter((found) => found.from === file && found.to !== undefined).flatMap((found) => found.names);
+
+/**
+ * The rows of the table under "The layers", from the ground up: the folders and top-level
+ * files of src/ that each row's first column names (`errors/` → errors, `index.web.ts` → index.web).
+ */
+export function layersOf(markdown: string): string[][] {
+  const section = markdown.slice(markdown.indexOf('\n## The layers'));
+  const lines = section.slice(section.indexOf('\n|') + 1).split('\n');
+  const table = lines.slice(0, lines.findIndex((line) => !line.startsWith('|')));
+  return table.slice(2).map((row) => [...row.split('|')[1].matchAll(/`([^`]+)`/g)].map((match) => match[1].replace(/\/$/, '').replace(/\.ts$/, '')));
+}
+
+/** The type-only imports the page lets run up the table: the pairs (`from/` → `to/`) of the rule that says so. */
+export function typesUpOf(markdown: string): string[] {
+  const rule = markdown.slice(markdown.indexOf('- **The table is the order of the imports'));
+  return [...rule.slice(0, rule.indexOf('\n- ', 1)).matchAll(/`([\w.]+?)\/?`\s*→\s*`([\w.]+?)\/?`/g)].map((match) => `${match[1]} → ${match[2]}`);
 }
 
 describe('the architecture of @typemcp/core', () => {
-  const edges = fileEdges();
-  const folderEdges = edges.map((e) => ({ ...e, from: folderOf(e.from), to: folderOf(e.to) })).filter((e) => e.from !== e.to);
+  const folderEdges = edges.map((e) => ({ ...e, via: `${e.from} → ${e.to}`, from: folderOf(e.from), to: folderOf(e.to) })).filter((e) => e.from !== e.to);
   const imports = (from: string, to: string, valuesOnly = false) => folderEdges.some((e) => e.from === from && e.to === to && (!valuesOnly || !e.typeOnly));
+  const layers = layersOf(page);
+  const rowOf = new Map(layers.flatMap((row, i) => row.map((name) => [name, i] as const)));
 
-  it('reads the imports (the checks themselves work)', () => {
+  it('reads the imports and the page (the checks themselves work)', () => {
     expect(imports('server', 'runtime')).toBe(true);
     expect(imports('server', 'transports')).toBe(true);
     expect(imports('features', 'runtime', true)).toBe(true);
     expect(edges.every((e) => text.has(e.to))).toBe(true);
-    expect(circles([{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }, { from: 'c', to: 'a' }, { from: 'c', to: 'd' }])).toEqual([['a', 'b', 'c']]);
-    expect(circles([{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }])).toEqual([]);
+    expect(layers[0]).toEqual(['platform']);
+    expect(layers[1]).toEqual(['constants', 'errors', 'metadata']);
+    expect(layers.at(-1)).toEqual(['index.web', 'index']);
+    const rule = '- **The table is the order of the imports, types included.** … allowed (each as two folders with an arrow), and nowhere else: `runtime/` → `features/`, `tasks/` → `eras/`.\n- **Next.** `a/` → `b/`';
+    expect(typesUpOf(rule)).toEqual(['runtime → features', 'tasks → eras']);
+    expect(typesUpOf(page)).toEqual([]);
   });
 
-  it('has no import circle, type-only imports included', () => {
-    expect(circles(edges)).toEqual([]);
+  it('names every folder and top-level file of src/ in one row of the table of layers', () => {
+    const entries = fs.readdirSync(src, { withFileTypes: true }).map((entry) => entry.name.replace(/\.ts$/, '')).sort();
+    const named = layers.flat();
+    expect(named.filter((name, i) => named.indexOf(name) !== i)).toEqual([]);
+    expect([...named].sort()).toEqual(entries);
   });
 
-  it('keeps runtime free of transports and of the server above it, and takes at most types from features', () => {
-    expect(folderEdges.filter((e) => e.from === 'runtime' && (e.to === 'transports' || e.to === 'server'))).toEqual([]);
-    expect(folderEdges.filter((e) => e.from === 'runtime' && e.to === 'features' && !e.typeOnly)).toEqual([]);
+  it('imports, values and types alike, only from the rows of the table above or from the same row (type-only imports up only where the page names them)', () => {
+    const typesUp = typesUpOf(page);
+    const offenders = folderEdges
+      .filter((e) => rowOf.has(e.from) && rowOf.has(e.to) && rowOf.get(e.to)! > rowOf.get(e.from)!)
+      .filter((e) => !(e.typeOnly && typesUp.includes(`${e.from} → ${e.to}`)))
+      .map((e) => `${e.via}${e.typeOnly ? ' (types)' : ''}`);
+    expect(offenders).toEqual([]);
+    // An exception the page names that no import uses any more goes from the page.
+    expect(typesUp.filter((pair) => !folderEdges.some((e) => e.typeOnly && `${e.from} → ${e.to}` === pair))).toEqual([]);
   });
 
   it('keeps transports, protocol, session and the era codecs below the runtime', () => {
     for (const lower of ['transports', 'protocol', 'session', 'eras']) {
-      expect(folderEdges.filter((e) => e.from === lower && ['runtime', 'server', 'features'].includes(e.to))).toEqual([]);
+      expect(folderEdges.filter((e) => e.from === lower && ['runtime', 'features', 'composition', 'server'].includes(e.to)).map((e) => e.via)).toEqual([]);
     }
-    expect(folderEdges.filter((e) => e.from === 'protocol' && !['errors'].includes(e.to))).toEqual([]);
-    expect(folderEdges.filter((e) => e.from === 'session' && !['errors', 'protocol'].includes(e.to))).toEqual([]);
-    expect(folderEdges.filter((e) => e.from === 'eras' && ['transports', 'access', 'cluster'].includes(e.to))).toEqual([]);
+    expect(folderEdges.filter((e) => e.from === 'protocol' && !['errors'].includes(e.to)).map((e) => e.via)).toEqual([]);
+    expect(folderEdges.filter((e) => e.from === 'session' && !['errors', 'protocol'].includes(e.to)).map((e) => e.via)).toEqual([]);
+    expect(folderEdges.filter((e) => e.from === 'eras' && ['transports', 'access', 'cluster'].includes(e.to)).map((e) => e.via)).toEqual([]);
   });
 
-  it('keeps access rules below the features: types only from the runtime, nothing from transports or the server', () => {
-    expect(folderEdges.filter((e) => e.from === 'access' && (['transports', 'server', 'features'].includes(e.to) || (e.to === 'runtime' && !e.typeOnly)))).toEqual([]);
+  it('keeps access rules below the features: types only from the runtime', () => {
+    expect(folderEdges.filter((e) => e.from === 'access' && e.to === 'runtime' && !e.typeOnly).map((e) => e.via)).toEqual([]);
   });
 
-  it('keeps the cluster stores below everything that uses them: they take only types from protocol, session and tasks', () => {
-    expect(folderEdges.filter((e) => e.from === 'cluster' && e.to !== 'platform' && (!e.typeOnly || !['protocol', 'session', 'tasks'].includes(e.to)))).toEqual([]);
+  it('keeps the cluster stores below everything that uses them: values only from platform, types only from protocol, session and tasks', () => {
+    expect(folderEdges.filter((e) => e.from === 'cluster' && e.to !== 'platform' && (!e.typeOnly || !['protocol', 'session', 'tasks'].includes(e.to))).map((e) => e.via)).toEqual([]);
   });
 
   it('keeps platform (the Web APIs every runtime has) on the ground floor: it imports nothing of core', () => {
-    expect(folderEdges.filter((e) => e.from === 'platform')).toEqual([]);
+    expect(folderEdges.filter((e) => e.from === 'platform').map((e) => e.via)).toEqual([]);
+  });
+
+  it('never lets a feature import composition, not even a type', () => {
+    expect(folderEdges.filter((e) => e.from === 'features' && e.to === 'composition').map((e) => e.via)).toEqual([]);
+  });
+
+  it('puts no variant flags on items: no file of features/ reads .mounted, .transformed or .transformedFrom', () => {
+    const flags = '(?:mounted|transformed|transformedFrom)';
+    const read = new RegExp(`\\.${flags}\\b|\\[\\s*['"]${flags}['"]\\s*\\]|\\{[^{}]*\\b${flags}\\b[^{}]*\\}\\s*=(?!=)`, 'g');
+    expect('if (tool.mounted) x; const { transformed } = tool; y = item?.transformedFrom; z = item["mounted"];'.match(read)).toHaveLength(4);
+    const offenders = [...text.keys()]
+      .filter((file) => folderOf(file) === 'features')
+      .flatMap((file) => [...code(file).matchAll(read)].map((match) => `${file}:${code(file).slice(0, match.index).split('\n').length}: ${match[0].replace(/\s+/g, ' ')}`));
+    expect([...new Set(offenders)]).toEqual([]);
   });
 
   it('keeps Node-only modules (listen, stdio, the (req, res) adapter, skill folders, roots on disk) out of the Web entry', () => {
     const reachable = new Set<string>();
     const visit = (file: string) => {
-      if (reachable.has(file)) return;
+      if (reachable.has(file) || !text.has(file)) return;
       reachable.add(file);
       for (const e of edges) if (e.from === file && !e.typeOnly) visit(e.to);
     };
@@ -157,9 +144,8 @@ describe('the architecture of @typemcp/core', () => {
     expect(nodeOnly.filter((file) => !reachable.has(file))).toEqual([]);
   });
 
-  it('keeps decorators thin: no schema work, DI, runtime or I/O behind them, only types from there', () => {
-    const heavy = ['runtime', 'features', 'server', 'transports', 'schema', 'validation', 'di', 'access', 'session', 'eras'];
-    expect(folderEdges.filter((e) => e.from === 'decorators' && !e.typeOnly && heavy.includes(e.to))).toEqual([]);
+  it('keeps decorators thin: values only from constants, errors, metadata and protocol; nothing runs behind them', () => {
+    expect(folderEdges.filter((e) => e.from === 'decorators' && !e.typeOnly && !['constants', 'errors', 'metadata', 'protocol'].includes(e.to)).map((e) => e.via)).toEqual([]);
   });
 
   it('leaves the versions of each era to the era codecs: no other file imports the version lists or the version table', () => {
@@ -177,10 +163,10 @@ describe('the architecture of @typemcp/core', () => {
       'isServedVersion',
       'negotiateVersion',
     ];
-    // The public entry re-exports the version lists; elicitationSchemaFor(dto, version) is public API that takes a version;
+    // The public entries re-export the version lists; elicitationSchemaFor(dto, version) is public API that takes a version;
     // typemcp build's collection builds the elicitation schemas of every version a client may ask in.
     const allowed = (file: string, name: string) =>
-      file === 'index.ts' || (file === 'features/elicitationSchema.ts' && name === 'revisionOf') || (file === 'build/collect.ts' && ['LATEST_HANDSHAKE_VERSION', 'MODERN_VERSIONS'].includes(name));
+      file === 'index.ts' || file === 'index.web.ts' || (file === 'features/elicitationSchema.ts' && name === 'revisionOf') || (file === 'build/collect.ts' && ['LATEST_HANDSHAKE_VERSION', 'MODERN_VERSIONS'].includes(name));
     const offenders = [...text.keys()]
       .filter((file) => folderOf(file) !== 'eras' && folderOf(file) !== 'protocol')
       .flatMap((file) => importedNames(file).filter((name) => versionNames.includes(name) && !allowed(file, name)).map((name) => `${file}: ${name}`));
@@ -202,7 +188,7 @@ describe('the architecture of @typemcp/core', () => {
     const eraDecision = /\.era\b|\.name\s*[!=]==?\s*'(?:handshake|modern)'|'(?:handshake|modern)'\s*[!=]==?/;
     const offenders = [...text.keys()]
       .filter((file) => folderOf(file) !== 'eras' && file !== 'protocol/versions.ts')
-      .flatMap((file) => code(file).split('\n').map((line, i) => ({ file, line: i + 1, text: line.trim() })))
+      .flatMap(linesOf)
       .filter(({ text: line }) => eraDecision.test(line));
     expect(offenders).toEqual([]);
   });
@@ -213,7 +199,7 @@ describe('the architecture of @typemcp/core', () => {
     const passedOn = [/\$\{[^}]*\.protocolVersion\}/, /\bprotocolVersion:\s*[\w.]+\.protocolVersion\b/, /^return this\.[\w.]+\.protocolVersion;$/, /^return this\.revision\.version;$/];
     const offenders = [...text.keys()]
       .filter((file) => folderOf(file) !== 'eras')
-      .flatMap((file) => code(file).split('\n').map((line, i) => ({ file, line: i + 1, text: line.trim() })))
+      .flatMap(linesOf)
       .filter(({ text: line }) => /\.protocolVersion\b/.test(line) && !passedOn.some((allowed) => allowed.test(line)));
     expect(offenders).toEqual([]);
   });
@@ -222,7 +208,7 @@ describe('the architecture of @typemcp/core', () => {
     const comparison = /(?:[<>]=?|===?|!==?)\s*'\d{4}-\d{2}-\d{2}'|'\d{4}-\d{2}-\d{2}'\s*(?:[<>]=?|===?|!==?)/;
     const offenders = [...text.keys()]
       .filter((file) => file !== 'protocol/versions.ts')
-      .flatMap((file) => code(file).split('\n').map((line, i) => ({ file, line: i + 1, text: line.trim() })))
+      .flatMap(linesOf)
       .filter(({ text: line }) => comparison.test(line));
     expect(offenders).toEqual([]);
   });
