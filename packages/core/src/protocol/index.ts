@@ -18,6 +18,7 @@ export type * from './messages';
 export { PendingRequests } from './PendingRequests';
 export type { OutgoingRequestOptions } from './PendingRequests';
 export type { HttpRequestInfo, MessageInfo, Transport, TransportSendOptions } from './Transport';
+export type { HttpStage, HttpStageReply, HttpStageRequest } from './HttpStage';
 export type { Principal } from './Principal';
 export { clip, echo, quote, reasonText, ECHO_LIMIT } from './quote';
 export { canonicalJson, questionKeyPrefix } from './questions';

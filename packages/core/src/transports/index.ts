@@ -1,5 +1,5 @@
 export type { HttpRequestInfo, MessageInfo, Transport, TransportSendOptions } from '../protocol';
 export type { StdioTransportOptions } from './StdioTransport';
 export { InMemoryTransport } from './InMemoryTransport';
-export { createFetchHandler } from './http';
+export { createFetchHandler, httpStageRefusal } from './http';
 export type { AloneExchange, Readiness, FetchHandler, FetchHandlerOptions, HttpEndpointOptions, HttpHandlerOptions, HttpSecurityOptions, HttpServerHost, NodeHttpHandler } from './http';

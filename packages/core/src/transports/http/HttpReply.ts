@@ -34,6 +34,9 @@ export interface HttpReply {
   readonly body?: string | EventBody;
 }
 
+/** An HTTP field value a host writes: tab, visible ASCII, space and obs-text, no control characters. */
+export const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream',
   'cache-control': 'no-cache, no-transform',

@@ -103,7 +103,7 @@ export class HttpSessionTransport implements Transport {
    * Delivers a POST carrying at least one request. `reply` resolves with the answer's head (the
    * whole JSON answer, or the start of its stream); `done` once every response was written.
    */
-  deliverRequests(body: unknown, requestIds: RequestId[], headers: Record<string, string>, info?: MessageInfo): Exchange {
+  deliverRequests(body: unknown, requestIds: readonly RequestId[], headers: Record<string, string>, info?: MessageInfo): Exchange {
     this.lastActivity = Date.now();
     const onStream = this.options.onStream;
     const exchange = new Exchange(requestIds, Array.isArray(body), {

@@ -3,7 +3,7 @@ import type { HttpReply, SseSink } from './HttpReply';
 import { fromFetchRequest } from './HttpRequest';
 import type { FetchRequest } from './HttpRequest';
 import { StreamableHttp } from './StreamableHttp';
-import type { HttpEndpointOptions, HttpServerHost } from './StreamableHttp';
+import type { HttpEndpointOptions, HttpServerHost } from './endpoint';
 
 export interface FetchHandlerOptions extends HttpEndpointOptions {
   /**

@@ -4,7 +4,7 @@ import { HttpError } from './HttpReply';
 import type { HttpReply } from './HttpReply';
 import type { IncomingRequest } from './HttpRequest';
 import { StreamableHttp } from './StreamableHttp';
-import type { HttpEndpointOptions, HttpServerHost } from './StreamableHttp';
+import type { HttpEndpointOptions, HttpServerHost } from './endpoint';
 
 export interface HttpHandlerOptions extends HttpEndpointOptions {
   /**

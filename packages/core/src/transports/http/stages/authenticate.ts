@@ -1,0 +1,73 @@
+import type { AuthChallenge, Authentication } from '../../../access';
+import { AccessDeniedError, ErrorCode, UnavailableError } from '../../../errors';
+import type { HttpServerHost, StreamableHttpOptions } from '../endpoint';
+import type { RefusalHead } from '../Exchange';
+import { HEADER_VALUE, HttpError } from '../HttpReply';
+import type { StageRun } from '../pipeline';
+import type { StagedRequest } from '../StagedRequest';
+
+type NamePrincipal = NonNullable<StreamableHttpOptions['principal']>;
+
+/**
+ * `authenticate`: the caller of a request, from the authentication service a plugin provides,
+ * else from the handler's `principal` option; without either, no one.
+ */
+export function authenticate(host: HttpServerHost, principalOption: NamePrincipal | undefined): StageRun {
+  return (request) => {
+    const auth = host.authentication;
+    if (auth) return byAuthentication(auth, request);
+    if (principalOption) return byOption(principalOption, request);
+    request.principal = undefined;
+    return undefined;
+  };
+}
+
+async function byAuthentication(auth: Authentication, request: StagedRequest): Promise<undefined> {
+  let principal;
+  try {
+    principal = await auth.authenticate(request.incoming);
+  } catch (error) {
+    // The authentication reports its own failures; the client learns only that there was one.
+    if (error instanceof AccessDeniedError) throw error;
+    if (error instanceof UnavailableError) {
+      throw new HttpError(503, 'Service Unavailable: the credentials cannot be checked now; try again later', -32000, { 'retry-after': String(error.retryAfterSec) });
+    }
+    throw new HttpError(500, 'Internal error', -32603);
+  }
+  if (principal === undefined && !auth.allowAnonymous) throw new AccessDeniedError('unauthenticated', 'Unauthorized: this server needs a bearer token');
+  request.principal = principal;
+  return undefined;
+}
+
+async function byOption(principalOption: NamePrincipal, request: StagedRequest): Promise<undefined> {
+  const named = await principalOption(request.incoming);
+  request.principal = typeof named === 'string' ? { subject: named, scopes: [], claims: {} } : named;
+  return undefined;
+}
+
+/** How an access refusal answered alone is sent: 401 or 403, with the authentication's challenge. */
+export function refusalHead(host: HttpServerHost): RefusalHead {
+  return (error) => {
+    if (error.code !== ErrorCode.AccessDenied) return undefined;
+    const { reason, scopes } = (error.data ?? {}) as { reason?: string; scopes?: string[] };
+    const auth = host.authentication;
+    if (!auth) return { status: 403 };
+    const status = reason === 'unauthenticated' || reason === 'invalid_token' ? 401 : 403;
+    // No credentials: a bare challenge (RFC 6750 §3.1). Only a missing scope is worth a new token
+    // (step-up); a role or guard refusal is final and gets none.
+    const challenge: AuthChallenge | undefined =
+      reason === 'unauthenticated'
+        ? { scopes }
+        : reason === 'invalid_token' || reason === 'insufficient_scope'
+          ? { error: reason, description: error.message, scopes }
+          : undefined;
+    if (challenge === undefined) return { status };
+    try {
+      const value = auth.challenge(challenge);
+      if (typeof value !== 'string' || !HEADER_VALUE.test(value)) return { status };
+      return { status, headers: { 'www-authenticate': value } };
+    } catch {
+      return { status }; // a challenge that cannot be sent must not cost the answer
+    }
+  };
+}
