@@ -1,6 +1,6 @@
 import { DefinitionError } from '../errors';
 import type { DefinitionErrorCode } from '../errors';
-import type { EraName, Revision } from '../protocol';
+import type { EraName, HttpStage, Revision } from '../protocol';
 import type { RequestScope } from '../session';
 import type { Context } from './Context';
 import type { Middleware } from './middleware';
@@ -67,6 +67,13 @@ export interface PluginHost {
    * already knows. A name already checked is refused.
    */
   readiness(name: string, check: () => boolean): void;
+  /**
+   * Adds a stage to the server's HTTP handlers (`httpHandler()`, `fetchHandler()`, `listen`),
+   * just before or just after a named stage: the core's (`authenticate`, …) or one a plugin
+   * added before. A stage answers a request (a reply) or passes it on (undefined), and may set
+   * the request's principal. An unknown stage, or a name already taken, is refused.
+   */
+  httpStage(stage: HttpStage): void;
   /** Reports an error as the server does (its `onError`, or stderr). */
   reportError(what: string, error: unknown): void;
 }
@@ -108,6 +115,7 @@ export interface PluginAdditions {
   observers: ServerObserver[];
   closeHooks: Array<() => void | Promise<void>>;
   readinessChecks: Map<string, () => boolean>;
+  httpStages: HttpStage[];
 }
 
 /** Where a server applies what plugins add. */
@@ -117,6 +125,8 @@ export interface PluginTarget {
   routeRefusal(method: string, kind: 'request' | 'notification'): { code: DefinitionErrorCode; message: string } | undefined;
   hasCapability(name: string): boolean;
   hasReadinessCheck(name: string): boolean;
+  /** Why an HTTP stage cannot be placed (among the server's and those `added` with it), or undefined when it can. */
+  httpStageRefusal(stage: HttpStage, added: readonly HttpStage[]): { code: DefinitionErrorCode; message: string } | undefined;
   hasExtension(name: string): boolean;
   /** True when a plugin already provided this service. */
   hasService(service: ServiceKey<unknown>): boolean;
@@ -235,11 +245,19 @@ export class PluginRegistry {
         if (additions.readinessChecks.has(name) || this.target.hasReadinessCheck(name)) throw new DefinitionError('INVALID_OPTION', `${where}: the readiness check "${name}" is already added`);
         additions.readinessChecks.set(name, check);
       },
+      httpStage: (stage) => {
+        if (typeof stage !== 'object' || stage === null || typeof stage.name !== 'string' || stage.name === '' || typeof stage.handle !== 'function') {
+          throw new TypeError(`${where}: httpStage(stage) needs an object with a non-empty name, handle(request), and before or after naming a stage`);
+        }
+        const refused = this.target.httpStageRefusal(stage, additions.httpStages);
+        if (refused) throw new DefinitionError(refused.code, `${where}: ${refused.message}`);
+        additions.httpStages.push(stage);
+      },
       reportError: (what, error) => this.target.reportError(`${where}: ${what}`, error),
     };
   }
 }
 
 function emptyAdditions(): PluginAdditions {
-  return { middlewares: [], routes: [], notifications: [], capabilities: [], extensions: [], services: new Map(), observers: [], closeHooks: [], readinessChecks: new Map() };
+  return { middlewares: [], routes: [], notifications: [], capabilities: [], extensions: [], services: new Map(), observers: [], closeHooks: [], readinessChecks: new Map(), httpStages: [] };
 }

@@ -13,7 +13,7 @@ import { completionKey } from '../features/completion';
 import { corePlugins } from '../features/corePlugins';
 import type { FeatureHost } from '../features/FeatureHost';
 import type { CompletionDefinition, Constructor } from '../metadata';
-import type { Revision } from '../protocol';
+import type { HttpStage, Revision } from '../protocol';
 import type { JsonRpcRequest, JsonRpcResponse, MessageInfo, Principal, Transport } from '../protocol';
 import { LOGGING_LEVELS } from '../session';
 import type { LoggingLevel, RequestScope, Session } from '../session';
@@ -41,7 +41,7 @@ import { Registry } from '../runtime/Registry';
 import { ClientFeatureServices, ClusterService } from '../runtime/services';
 import { laterTurn, writeStderr } from '../platform';
 import { assertPrecompiled } from '../validation';
-import { createFetchHandler } from '../transports';
+import { createFetchHandler, httpStageRefusal } from '../transports';
 import type { AloneExchange, FetchHandler, FetchHandlerOptions, HttpHandlerOptions, HttpServerHost, NodeHttpHandler, Readiness } from '../transports';
 import { serveAlone } from '../runtime/serveAlone';
 import { ClusterLink } from './ClusterLink';
@@ -113,6 +113,8 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
   private readonly plugins: PluginRegistry;
   private readonly connections = new Set<Connection>();
   private readonly httpHandlers = new Set<{ close(graceMs?: number): Promise<void> }>();
+  /** The HTTP stages plugins added, in the order added: a new array each time, so the HTTP handlers place them again. */
+  httpStages: readonly HttpStage[] = [];
   private readonly listeners = new Set<Listener>();
   /** Capabilities of the `initialize` result, in the order declared (built-in features first). */
   private readonly declared = new Map<string, CoreCapabilityValue>();
@@ -233,6 +235,10 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
     assertPrecompiled();
     this.serving = true;
     for (const hook of this.servingHooks.splice(0)) hook();
+  }
+
+  httpStageRefusal(stage: HttpStage, added: readonly HttpStage[]) {
+    return httpStageRefusal(stage, [...this.httpStages, ...added]);
   }
 
   hasReadinessCheck(name: string): boolean {
@@ -481,7 +487,8 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
     return undefined;
   }
 
-  apply({ middlewares, routes, notifications, capabilities, extensions, services, observers, closeHooks, readinessChecks }: PluginAdditions): void {
+  apply({ middlewares, routes, notifications, capabilities, extensions, services, observers, closeHooks, readinessChecks, httpStages }: PluginAdditions): void {
+    if (httpStages.length > 0) this.httpStages = [...this.httpStages, ...httpStages];
     for (const [name, check] of readinessChecks) this.readinessChecks.set(name, check);
     for (const observer of observers) this.observers.add(observer);
     for (const [service, value] of services) this.services.set(service, value);
