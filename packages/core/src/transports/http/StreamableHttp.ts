@@ -12,7 +12,7 @@ import type { CoreStages, Stage } from './pipeline';
 import type { HttpSecurityOptions } from './security';
 import { StagedRequest } from './StagedRequest';
 import type { BodyLimits } from './StagedRequest';
-import { serveAlone } from './stages/alone';
+import { routeAlone } from './stages/alone';
 import { authenticate, refusalHead } from './stages/authenticate';
 import { answerReadiness, checkOrigin, onlyAt, refuseWhileClosing, refuseWhileClosingOrUnshared, serveDocuments } from './stages/gate';
 import { serveLegacySse } from './stages/legacySse';
@@ -83,7 +83,7 @@ export class StreamableHttp implements Endpoint {
       method: onlyPost(sessions ? 'GET, POST, DELETE' : 'POST'),
       body: readPayload,
       headers: checkContentHeaders,
-      alone: serveAlone(this),
+      alone: routeAlone(this),
       messages: checkMessages,
       stateless: sessions ? undefined : serveStateless(this),
       initialize: sessions?.initialize,

@@ -18,7 +18,7 @@ export const ACCEPTED: HttpReply = Object.freeze({ status: 202, headers: NO_HEAD
  * headers are checked, its answer and notifications go on this response, and the client going
  * away cancels it. Such a batch is refused: batches exist only in 2025-03-26.
  */
-export function serveAlone(endpoint: Endpoint): StageRun {
+export function routeAlone(endpoint: Endpoint): StageRun {
   return (request) => {
     const versionHeader = request.headers.get('mcp-protocol-version') ?? undefined;
     if (isModernBatch(versionHeader, request.payload)) {
