@@ -270,7 +270,7 @@ export class Mount {
         this.checkMounted(childKey);
         const route = child.dispatcher.routeOf(method);
         if (!route) throw new Error(`the mounted server "${namespace}" does not serve ${method}`);
-        const inChild = ctx.forMount(child.container, params);
+        const inChild = ctx.within(child.container, params);
         return child.dispatcher.dispatch(route.handler, method, params, inChild);
       },
       runTool: (args, ctx) => {
@@ -287,12 +287,12 @@ export class Mount {
           const invoke = () => invokeTool(child, tool, args, runCtx) as unknown as Record<string, unknown> | Promise<Record<string, unknown>>;
           return allowed instanceof Promise ? allowed.then(invoke) : invoke();
         };
-        return child.dispatcher.dispatch(run, 'tools/call', params, ctx.forMount(child.container, params));
+        return child.dispatcher.dispatch(run, 'tools/call', params, ctx.within(child.container, params));
       },
       toParentUri: (uri) => mountedUri(namespace, uri),
       toChildUri: (uri) => unmountedUri(namespace, uri),
       invoke: (target, args, ctx) => {
-        const inChild = ctx.forMount(child.container, ctx.requestParams);
+        const inChild = ctx.within(child.container, ctx.requestParams);
         return child.invoke(
           target,
           args.map((arg) => (arg === ctx ? inChild : arg)),

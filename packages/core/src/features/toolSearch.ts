@@ -131,7 +131,7 @@ export class ToolSearch implements ToolSearchService {
     // The found tool's own tools/call: middleware again (it sees that tool), access rules, validation.
     const inner: Record<string, unknown> = args.arguments === undefined ? { name } : { name, arguments: args.arguments };
     try {
-      return await host.dispatcher.dispatch(toolsCall, 'tools/call', inner, ctx.forMount(host.container, inner));
+      return await host.dispatcher.dispatch(toolsCall, 'tools/call', inner, ctx.within(host.container, inner));
     } catch (error) {
       // An unknown or hidden tool is the model's mistake to correct, not a protocol error of this call.
       if (error instanceof InvalidParamsError || (error as { name?: string }).name === 'AccessDeniedError') return errorResult((error as Error).message);

@@ -323,23 +323,24 @@ export class Context {
   }
 
   /**
-   * @internal The same request as a mounted server serves it (`server.mount`): that server's
-   * container for the providers it resolves, the params in its names; everything else (signal,
-   * progress, logging, requests to the client, the answer's state) is this request's.
+   * @internal The same request as served within it, with `params` of its own and the providers
+   * of `container`: by a mounted server (`server.mount`, its container, the params in its names)
+   * or again by this one (tool search's `call_tool`). Everything else (signal, progress, logging,
+   * requests to the client, the answer's state) is this request's.
    */
-  forMount(container: DependencyContainer, params: Readonly<Record<string, unknown>>): Context {
-    return new MountedContext(this, this.init, container, params);
+  within(container: DependencyContainer, params: Readonly<Record<string, unknown>>): Context {
+    return new InnerContext(this, this.init, container, params);
   }
 }
 
-/** A request's Context in a mounted server: its own container and params, the request's state. */
-class MountedContext extends Context {
+/** A request served within another: its own container and params, the outer request's state. */
+class InnerContext extends Context {
   private ownContainer: DependencyContainer | undefined;
 
   constructor(
     private readonly outer: Context,
     init: ContextInit,
-    private readonly mountedContainer: DependencyContainer,
+    private readonly innerContainer: DependencyContainer,
     private readonly params: Readonly<Record<string, unknown>>,
   ) {
     super(init);
@@ -351,7 +352,7 @@ class MountedContext extends Context {
 
   override get container(): DependencyContainer {
     if (!this.ownContainer) {
-      this.ownContainer = this.mountedContainer.createChildContainer();
+      this.ownContainer = this.innerContainer.createChildContainer();
       this.ownContainer.register(Context, { useValue: this });
     }
     return this.ownContainer;
