@@ -3,9 +3,10 @@ import { elicitationSchemaFor } from '../features/elicitationSchema';
 import { metadataStore } from '../metadata';
 import type { Constructor } from '../metadata';
 import { LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS } from '../protocol';
-import { buildPrompt } from '../runtime/buildPrompt';
-import { buildResource } from '../runtime/buildResource';
-import { buildTool } from '../runtime/buildTool';
+import { buildPrompt } from '../items/buildPrompt';
+import { buildResource } from '../items/buildResource';
+import { buildTool } from '../items/buildTool';
+import type { ItemHost } from '../items/ItemHost';
 import { provideNodeHost } from '../server/host';
 import { readSkillFolder } from '../skills/folder';
 import { compileDtoValidator } from '../validation';
@@ -48,9 +49,9 @@ export async function collectSchemas(load: () => unknown): Promise<CollectedSche
       skipped.push({ what: 'the entry', reason: `it threw while loading (${error instanceof Error ? error.message : String(error)}); its providers were built from their decorators` });
     }
     for (const provider of metadataStore.providers()) {
-      for (const d of metadataStore.definitionsOf(provider, 'tool')) attempt(`${provider.name}.${d.methodName}`, () => buildTool(d, provider));
-      for (const d of metadataStore.definitionsOf(provider, 'prompt')) attempt(`${provider.name}.${d.methodName}`, () => buildPrompt(d, provider));
-      for (const d of metadataStore.definitionsOf(provider, 'resource')) attempt(`${provider.name}.${d.methodName}`, () => buildResource(d, provider));
+      for (const d of metadataStore.definitionsOf(provider, 'tool')) attempt(`${provider.name}.${d.methodName}`, () => buildTool(d, provider, SCHEMAS_ONLY));
+      for (const d of metadataStore.definitionsOf(provider, 'prompt')) attempt(`${provider.name}.${d.methodName}`, () => buildPrompt(d, provider, SCHEMAS_ONLY));
+      for (const d of metadataStore.definitionsOf(provider, 'resource')) attempt(`${provider.name}.${d.methodName}`, () => buildResource(d, provider, SCHEMAS_ONLY));
     }
     const versions = [LATEST_HANDSHAKE_VERSION, ...MODERN_VERSIONS];
     for (const dto of dtoClasses()) {
@@ -67,6 +68,17 @@ export async function collectSchemas(load: () => unknown): Promise<CollectedSche
   }
   return { schemas: [...heard.values()], skipped };
 }
+
+/** The host of items built for their schemas alone: they are never served. */
+const SCHEMAS_ONLY: ItemHost = {
+  invoke: () => {
+    throw new Error('typemcp build: an item built to collect its schemas is not served');
+  },
+  reportError: () => undefined,
+  debug: false,
+  access: { check: () => undefined },
+  completions: new Map(),
+};
 
 /** Classes with class-validator constraints or @Description properties. */
 function dtoClasses(): Constructor[] {

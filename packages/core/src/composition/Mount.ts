@@ -1,30 +1,27 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { AccessPolicy } from '../access';
 import { DefinitionError, InvalidParamsError } from '../errors';
-import { invokeTool } from '../features/tools';
+import type { PromptItem } from '../items/PromptItem';
+import type { ResourceItem, TemplateItem } from '../items/ResourceItem';
+import type { CallToolResult, ToolItem } from '../items/ToolItem';
 import type { ChangeBroadcaster } from '../runtime/ChangeBroadcaster';
-import type { RegisteredPrompt } from '../runtime/buildPrompt';
-import type { RegisteredResource } from '../runtime/buildResource';
-import type { RegisteredTool } from '../runtime/buildTool';
 import type { Context } from '../runtime/Context';
 import type { Dispatcher } from '../runtime/Dispatcher';
 import type { InvocationTarget } from '../runtime/middleware';
-import type { MountedItem } from '../runtime/mounted';
 import type { Registry } from '../runtime/Registry';
-import { perRevision } from '../runtime/describe';
-import type { Revision } from '../protocol';
-import { UriTemplate } from '../uri';
-import { skillUris } from '../skills';
 import type { RegisteredSkill, SkillCatalog } from '../skills';
-import { checkNamespace, mountedName, mountedUri, unmountedUri } from './names';
+import { MountedPrompt, MountedResource, MountedSkill, MountedTemplate, MountedTool } from './mountedItems';
+import type { MountLink } from './mountedItems';
+import { checkNamespace, mountedName, mountedUri } from './names';
 import type { MountedNames } from './names';
+import { transformedFrom } from './transformTool';
 
 /** What a mount needs of a server, as the parent and as the mounted one. */
 export interface Mountable {
-  readonly tools: Registry<RegisteredTool>;
-  readonly prompts: Registry<RegisteredPrompt>;
-  readonly resources: Registry<RegisteredResource>;
-  readonly templates: Registry<RegisteredResource>;
+  readonly tools: Registry<ToolItem>;
+  readonly prompts: Registry<PromptItem>;
+  readonly resources: Registry<ResourceItem>;
+  readonly templates: Registry<TemplateItem>;
   readonly skills: SkillCatalog;
   readonly access: AccessPolicy;
   readonly dispatcher: Dispatcher;
@@ -34,7 +31,6 @@ export interface Mountable {
   readonly mounts: Set<Mount>;
   /** Where this server is mounted. */
   readonly mountedIn: Set<Mount>;
-  invoke(target: InvocationTarget, args: readonly unknown[], ctx: Context): unknown;
   reportError(what: string, error: unknown): void;
   /** Tool search, whose two tool names no mounted tool may take. */
   readonly toolSearch: { owns(name: string): boolean } | undefined;
@@ -68,12 +64,12 @@ interface KindOps<T> {
   registry(server: Mountable): Registry<T>;
   /** The item's key (name, uri or template) in its server. */
   keyOf(item: T): string;
-  /** The item as the parent shows it. */
-  shown(item: T, key: string, mounted: MountedItem): T;
+  /** The item as the parent shows it under `key`, served by the mounted server. */
+  shown(item: T, key: string, childKey: string, link: MountLink): T;
 }
 
 /** A server mounted in another: its items shown there under a namespace, as they change. */
-export class Mount {
+export class Mount implements MountLink {
   readonly namespace: string;
   private readonly names: MountedNames;
   private readonly onCollision: 'error' | 'skip';
@@ -168,7 +164,8 @@ export class Mount {
     for (let grew = true; grew; ) {
       grew = false;
       for (const { name, item } of tools.registered()) {
-        if (!gone.has(name) && item.transformedFrom !== undefined && gone.has(item.transformedFrom)) {
+        const from = transformedFrom(item);
+        if (!gone.has(name) && from !== undefined && gone.has(from)) {
           gone.add(name);
           grew = true;
         }
@@ -251,7 +248,7 @@ export class Mount {
       if (target.has(parentKey) || (kind === 'tool' && this.parent.toolSearch?.owns(parentKey))) continue; // taken: the parent's own stays
       // The parent lists per caller by the mounted item's own access rules.
       this.parent.access.adopt((item as { target: InvocationTarget }).target, this.child.access);
-      const made = ops.shown(item, parentKey, this.item(childKey));
+      const made = ops.shown(item, parentKey, childKey, this);
       target.add(parentKey, made, `server.mount("${this.namespace}")`);
       if (!enabled) target.disable(parentKey);
       shown.set(childKey, { parentKey, source: item, target: targetOf(item), item: made, enabled, disabledByMount: !enabled });
@@ -262,91 +259,68 @@ export class Mount {
     if (!this.mounted) throw new InvalidParamsError(`Unknown tool, prompt or resource: ${childKey} (the server "${this.namespace}" was unmounted)`);
   }
 
-  private item(childKey: string): MountedItem {
-    const { child, namespace } = this;
-    return {
-      childKey,
-      forward: async (method, params, ctx) => {
-        this.checkMounted(childKey);
-        const route = child.dispatcher.routeOf(method);
-        if (!route) throw new Error(`the mounted server "${namespace}" does not serve ${method}`);
-        const inChild = ctx.within(child.container, params);
-        return child.dispatcher.dispatch(route.handler, method, params, inChild);
-      },
-      runTool: (args, ctx) => {
-        this.checkMounted(childKey);
-        const tool = child.tools.get(childKey);
-        if (!tool) throw new InvalidParamsError(`Unknown tool: ${childKey} (no longer served by the mounted server "${namespace}")`);
-        const params: Record<string, unknown> = args === undefined ? { name: childKey } : { name: childKey, arguments: args };
-        // The request's _meta (progress token, trace context) reaches the mounted server's middleware too.
-        const meta = ctx.requestParams._meta;
-        if (meta !== undefined) params._meta = meta;
-        // Synchronous unless something on the way is not: most calls are not.
-        const run = (_params: Record<string, unknown>, runCtx: Context): Record<string, unknown> | Promise<Record<string, unknown>> => {
-          const allowed = child.access.check(tool.target, runCtx);
-          const invoke = () => invokeTool(child, tool, args, runCtx) as unknown as Record<string, unknown> | Promise<Record<string, unknown>>;
-          return allowed instanceof Promise ? allowed.then(invoke) : invoke();
-        };
-        return child.dispatcher.dispatch(run, 'tools/call', params, ctx.within(child.container, params));
-      },
-      toParentUri: (uri) => mountedUri(namespace, uri),
-      toChildUri: (uri) => unmountedUri(namespace, uri),
-      invoke: (target, args, ctx) => {
-        const inChild = ctx.within(child.container, ctx.requestParams);
-        return child.invoke(
-          target,
-          args.map((arg) => (arg === ctx ? inChild : arg)),
-          inChild,
-        );
-      },
+  // MountLink: how the items shown in the parent reach the mounted server.
+
+  async forward(childKey: string, method: string, params: Record<string, unknown>, ctx: Context): Promise<Record<string, unknown>> {
+    this.checkMounted(childKey);
+    const route = this.child.dispatcher.routeOf(method);
+    if (!route) throw new Error(`the mounted server "${this.namespace}" does not serve ${method}`);
+    return this.child.dispatcher.dispatch(route.handler, method, params, ctx.within(this.child.container, params));
+  }
+
+  /**
+   * Runs the tool in the mounted server as a call of it there: that server's middleware (as
+   * `tools/call`), access rules, validation and method; answers with the tool's result.
+   */
+  callTool(childKey: string, args: unknown, ctx: Context): CallToolResult | Promise<CallToolResult> {
+    this.checkMounted(childKey);
+    const { child } = this;
+    const tool = child.tools.get(childKey);
+    if (!tool) throw new InvalidParamsError(`Unknown tool: ${childKey} (no longer served by the mounted server "${this.namespace}")`);
+    const params: Record<string, unknown> = args === undefined ? { name: childKey } : { name: childKey, arguments: args };
+    // The request's _meta (progress token, trace context) reaches the mounted server's middleware too.
+    const meta = ctx.requestParams._meta;
+    if (meta !== undefined) params._meta = meta;
+    // Synchronous unless something on the way is not: most calls are not.
+    const run = (_params: Record<string, unknown>, runCtx: Context): CallToolResult | Promise<CallToolResult> => {
+      const allowed = child.access.check(tool.target, runCtx);
+      return allowed instanceof Promise ? allowed.then(() => tool.call(args, runCtx)) : tool.call(args, runCtx);
     };
+    return child.dispatcher.dispatch(run, 'tools/call', params, ctx.within(child.container, params)) as CallToolResult | Promise<CallToolResult>;
+  }
+
+  inChild(ctx: Context): Context {
+    return ctx.within(this.child.container, ctx.requestParams);
   }
 }
 
 const KINDS: readonly Kind[] = ['tool', 'prompt', 'resource', 'template', 'skill'];
 
-/** A listing per revision, made once: the mounted item's own with the parent's name or uri. */
-function renamedListing(listing: (revision: Revision) => Record<string, unknown>, rename: Record<string, unknown>): (revision: Revision) => Record<string, unknown> {
-  return perRevision((revision) => ({ ...listing(revision), ...rename }));
-}
-
-const OPS: { [K in Kind]: KindOps<K extends 'tool' ? RegisteredTool : K extends 'prompt' ? RegisteredPrompt : K extends 'skill' ? RegisteredSkill : RegisteredResource> } = {
+const OPS: { [K in Kind]: KindOps<K extends 'tool' ? ToolItem : K extends 'prompt' ? PromptItem : K extends 'skill' ? RegisteredSkill : K extends 'template' ? TemplateItem : ResourceItem> } = {
   skill: {
     registry: (server) => server.skills.registry,
     keyOf: (skill) => skill.path,
-    shown: (skill, path, mounted) => ({ ...skill, path, ...skillUris(path), mounted }),
+    shown: (skill, path, _childKey, link) => new MountedSkill(skill, path, link),
   },
   tool: {
     registry: (server) => server.tools,
     keyOf: (tool) => tool.name,
-    shown: (tool, name, mounted) => ({
-      ...tool,
-      name,
-      listing: renamedListing((revision) => tool.listing(revision), { name }),
-      plainListing: renamedListing((revision) => tool.plainListing(revision), { name }),
-      mounted,
-    }),
+    shown: (tool, name, childKey, link) => new MountedTool(tool, name, childKey, link),
   },
   prompt: {
     registry: (server) => server.prompts,
     keyOf: (prompt) => prompt.name,
-    shown: (prompt, name, mounted) => ({ ...prompt, name, listing: renamedListing((revision) => prompt.listing(revision), { name }), mounted }),
+    shown: (prompt, name, childKey, link) => new MountedPrompt(prompt, name, childKey, link),
   },
   resource: {
     registry: (server) => server.resources,
     keyOf: (resource) => resource.key,
-    shown: (resource, uri, mounted) => ({ ...resource, key: uri, listing: renamedListing((revision) => resource.listing(revision), { uri }), mounted }),
+    shown: (resource, uri, childKey, link) => new MountedResource(resource, uri, childKey, link),
   },
   template: {
     registry: (server) => server.templates,
     keyOf: (template) => template.key,
-    shown: (template, uriTemplate, mounted) => ({
-      ...template,
-      key: uriTemplate,
-      template: new UriTemplate(uriTemplate),
-      listing: renamedListing((revision) => template.listing(revision), { uriTemplate }),
-      mounted,
-    }),
+    shown: (template, uriTemplate, childKey, link) => new MountedTemplate(template, uriTemplate, childKey, link),
   },
 };
 

@@ -2,20 +2,18 @@ import { DefinitionError, InvalidParamsError } from '../errors';
 import type { AccessPolicy } from '../access';
 import type { Icon, ResourceAnnotations, ToolAnnotations } from '../metadata';
 import type { Revision } from '../protocol';
-import type { RegisteredPrompt } from '../runtime/buildPrompt';
-import type { RegisteredResource } from '../runtime/buildResource';
-import { rawValidator, TOOL_NAME } from '../runtime/buildTool';
-import type { RegisteredTool } from '../runtime/buildTool';
+import { MAX_COMPLETION_VALUES, noCompletion } from '../items/completion';
+import { describeFor, perRevision } from '../items/describe';
+import { headerParamsOf } from '../items/headerParams';
+import type { PromptItem } from '../items/PromptItem';
+import type { ResourceItem, TemplateItem } from '../items/ResourceItem';
+import { callChecked, rawValidator, runGuarded, TOOL_NAME, toolErrorResult } from '../items/ToolItem';
+import type { CallToolResult, FailureHost, ToolItem } from '../items/ToolItem';
 import type { Context } from '../runtime/Context';
-import { describeFor, perRevision } from '../runtime/describe';
-import { headerParamsOf } from '../runtime/headerParams';
 import type { InvocationTarget } from '../runtime/middleware';
-import type { MountedItem } from '../runtime/mounted';
 import type { Registry } from '../runtime/Registry';
 import { lazySchemaValidator } from '../validation';
 import type { DtoValidator } from '../validation';
-import { toolErrorResult } from '../features/toolResult';
-import { MAX_COMPLETION_VALUES } from '../features/completion';
 import { UriTemplate } from '../uri';
 
 /** Who may see and use an item served elsewhere: as `@Public`, `@Scopes` and `@Roles` say it. */
@@ -110,22 +108,21 @@ export interface RemoteCatalog {
 }
 
 /** What a catalog needs of the server it fills. */
-export interface RemoteHost {
-  readonly tools: Registry<RegisteredTool>;
-  readonly prompts: Registry<RegisteredPrompt>;
-  readonly resources: Registry<RegisteredResource>;
-  readonly templates: Registry<RegisteredResource>;
+export interface RemoteHost extends FailureHost {
+  readonly tools: Registry<ToolItem>;
+  readonly prompts: Registry<PromptItem>;
+  readonly resources: Registry<ResourceItem>;
+  readonly templates: Registry<TemplateItem>;
   readonly access: AccessPolicy;
   /** Throws when `name` is not free where the server is mounted (or is tool search's). */
   checkToolName(name: string, where: string): void;
   checkFree(kind: 'prompt' | 'resource' | 'template', key: string, where: string): void;
-  reportError(what: string, error: unknown): void;
   capabilitiesChanged(): void;
 }
 
 type Kind = 'tool' | 'prompt' | 'resource' | 'template';
 type Spec = RemoteTool | RemotePrompt | RemoteResource | RemoteTemplate;
-type Item = RegisteredTool | RegisteredPrompt | RegisteredResource;
+type Item = ToolItem | PromptItem | ResourceItem | TemplateItem;
 
 /** One shown item: what it was made from (the latest spec answers), and its fingerprint. */
 interface Shown {
@@ -228,9 +225,10 @@ export class RemoteItemSet implements RemoteCatalog {
     const key = keyOf(kind, spec);
     const target: InvocationTarget = { kind: kind === 'template' ? 'resource' : kind, name: key, provider: this.provider, methodName: `${kind}:${key}` };
     this.host.access.define(target, spec.access ?? {});
-    if (kind === 'tool') return buildRemoteTool(spec as RemoteTool, target, () => latest() as RemoteTool);
+    if (kind === 'tool') return buildRemoteTool(spec as RemoteTool, target, () => latest() as RemoteTool, this.host);
     if (kind === 'prompt') return buildRemotePrompt(spec as RemotePrompt, target, () => latest() as RemotePrompt);
-    return buildRemoteResource(kind, spec as RemoteResource | RemoteTemplate, target, () => latest() as RemoteResource & RemoteTemplate);
+    if (kind === 'resource') return buildRemoteResource(spec as RemoteResource, target, () => latest() as RemoteResource);
+    return buildRemoteTemplate(spec as RemoteTemplate, target, () => latest() as RemoteTemplate);
   }
 }
 
@@ -306,7 +304,7 @@ function lazyValidator(schema: Record<string, unknown>, where: string): DtoValid
   return { validate: (args) => (compiled ??= rawValidator(schema, where)).validate(args) };
 }
 
-function buildRemoteTool(spec: RemoteTool, target: InvocationTarget, latest: () => RemoteTool): RegisteredTool {
+function buildRemoteTool(spec: RemoteTool, target: InvocationTarget, latest: () => RemoteTool, host: FailureHost): ToolItem {
   const { listing } = spec;
   const name = listing.name;
   const where = `${WHERE}: tool "${name}"`;
@@ -318,13 +316,12 @@ function buildRemoteTool(spec: RemoteTool, target: InvocationTarget, latest: () 
     if (revision.toolAnnotations && listing.annotations) entry.annotations = listing.annotations;
     return entry;
   });
-  let headerParams: RegisteredTool['headerParams'];
+  let headerParams: ToolItem['headerParams'];
   try {
     headerParams = headerParamsOf(inputSchema, where);
   } catch {
     headerParams = []; // marks this server cannot honour are left to the other side
   }
-  const options = { name, title: listing.title, description: listing.description, annotations: listing.annotations, inputSchema };
   // A checked tool keeps the listing's promise: structured content that breaks the output schema does not go out.
   const checksOutput = spec.validate === true && listing.outputSchema !== undefined;
   const outputValidator = checksOutput ? lazySchemaValidator(listing.outputSchema!) : undefined;
@@ -333,30 +330,31 @@ function buildRemoteTool(spec: RemoteTool, target: InvocationTarget, latest: () 
     const problems = outputValidator!(result.structuredContent);
     return problems.length === 0 ? result : toolErrorResult(`Tool "${name}" returned a result that does not match its output schema: ${problems.join('; ')}`);
   };
+  const inputValidator = spec.validate ? lazyValidator(inputSchema, where) : AS_GIVEN;
+  // The other side answers with a whole CallToolResult: nothing is shaped here.
+  const run = (input: unknown, ctx: Context) =>
+    runGuarded(name, host, ctx, () => {
+      const called = latest().call((input ?? {}) as Record<string, unknown>, ctx);
+      return (checksOutput ? called.then(checkOutput) : called) as Promise<CallToolResult>;
+    });
   return {
     name,
-    provider: target.provider,
-    methodName: target.methodName,
     target,
-    definition: { kind: 'tool', target: target.provider, methodName: target.methodName, options, paramTypes: undefined },
-    parameters: ['input', 'context'],
-    inputValidator: spec.validate ? lazyValidator(inputSchema, where) : AS_GIVEN,
-    outputValidator: undefined, // checked on the result as a whole (checkOutput): it is not shaped here
+    inputSchema,
+    annotations: listing.annotations,
     headerParams,
     taskSupport: 'forbidden',
     taskStart: 'call',
+    ui: undefined,
     listing: described,
     plainListing: described,
-    ui: undefined,
-    inputSchema,
-    transformed: checksOutput ? (input, ctx) => latest().call((input ?? {}) as Record<string, unknown>, ctx).then(checkOutput) : (input, ctx) => latest().call((input ?? {}) as Record<string, unknown>, ctx),
+    call: (args, ctx) => callChecked(name, inputValidator, args, ctx, run),
   };
 }
 
-function buildRemotePrompt(spec: RemotePrompt, target: InvocationTarget, latest: () => RemotePrompt): RegisteredPrompt {
+function buildRemotePrompt(spec: RemotePrompt, target: InvocationTarget, latest: () => RemotePrompt): PromptItem {
   const { listing } = spec;
   const name = listing.name;
-  const args = (listing.arguments ?? []).map((a) => ({ name: a.name, description: a.description, required: a.required === true }));
   const described = perRevision((revision) => {
     const entry = describeFor(revision, { name }, listing);
     if (listing.arguments?.length) {
@@ -366,66 +364,73 @@ function buildRemotePrompt(spec: RemotePrompt, target: InvocationTarget, latest:
   });
   return {
     name,
-    provider: target.provider,
-    methodName: target.methodName,
     target,
-    arguments: args,
-    argsValidator: undefined,
-    takesArgs: true,
     listing: described,
-    mounted: servedElsewhere(name, async (method, params, ctx) => {
-      if (method === 'prompts/get') return latest().get(stringArguments(params.arguments), ctx);
-      return complete(latest().complete, params, ctx);
-    }),
+    get: async (params, ctx) => latest().get(stringArguments(params.arguments), ctx),
+    complete: (params, ctx) => complete(latest().complete, params, ctx),
   };
 }
 
-function buildRemoteResource(kind: 'resource' | 'template', spec: RemoteResource | RemoteTemplate, target: InvocationTarget, latest: () => RemoteResource & RemoteTemplate): RegisteredResource {
-  const listing = spec.listing as RemoteResource['listing'] & RemoteTemplate['listing'];
-  const key = kind === 'resource' ? listing.uri : listing.uriTemplate;
-  let template: UriTemplate | undefined;
-  if (kind === 'template') {
-    try {
-      template = new UriTemplate(key);
-    } catch (error) {
-      throw new DefinitionError('INVALID_OPTION', `${WHERE}: the template "${key}": ${(error as Error).message}`);
-    }
-  }
+function buildRemoteResource(spec: RemoteResource, target: InvocationTarget, latest: () => RemoteResource): ResourceItem {
+  const { listing } = spec;
+  const key = listing.uri;
   const described = perRevision((revision) => {
-    const entry: Record<string, unknown> = kind === 'resource' ? { uri: key, name: listing.name } : { uriTemplate: key, name: listing.name };
+    const entry: Record<string, unknown> = { uri: key, name: listing.name };
     describeFor(revision, entry, listing);
     if (listing.mimeType !== undefined) entry.mimeType = listing.mimeType;
-    if (kind === 'resource' && listing.size !== undefined) entry.size = listing.size;
+    if (listing.size !== undefined) entry.size = listing.size;
     if (listing.annotations) entry.annotations = listing.annotations;
     return entry;
   });
-  const options = { uri: key, name: listing.name, description: listing.description, mimeType: listing.mimeType };
   return {
     key,
     name: listing.name,
-    provider: target.provider,
-    methodName: target.methodName,
     target,
-    definition: { kind: 'resource', target: target.provider, methodName: target.methodName, options },
-    template,
+    ui: undefined,
     listing: described,
-    mounted: servedElsewhere(key, async (method, params, ctx) => {
-      if (method === 'resources/read') return latest().read(params.uri as string, ctx);
-      return complete(latest().complete, params, ctx);
-    }),
+    read: (uri, ctx) => readRemote(latest(), uri, ctx),
+    complete: (params, ctx) => complete((latest() as { complete?: RemoteCompleter }).complete, params, ctx),
   };
 }
 
-/** How the features reach an item served elsewhere: the same seam a mounted server's items use. */
-function servedElsewhere(key: string, forward: MountedItem['forward']): MountedItem {
-  const notHere = () => {
-    throw new InvalidParamsError(`${key} is served elsewhere and has no method here`);
+function buildRemoteTemplate(spec: RemoteTemplate, target: InvocationTarget, latest: () => RemoteTemplate): TemplateItem {
+  const { listing } = spec;
+  const key = listing.uriTemplate;
+  let template: UriTemplate;
+  try {
+    template = new UriTemplate(key);
+  } catch (error) {
+    throw new DefinitionError('INVALID_OPTION', `${WHERE}: the template "${key}": ${(error as Error).message}`);
+  }
+  const described = perRevision((revision) => {
+    const entry: Record<string, unknown> = { uriTemplate: key, name: listing.name };
+    describeFor(revision, entry, listing);
+    if (listing.mimeType !== undefined) entry.mimeType = listing.mimeType;
+    if (listing.annotations) entry.annotations = listing.annotations;
+    return entry;
+  });
+  return {
+    key,
+    name: listing.name,
+    target,
+    listing: described,
+    match: (uri) => template.match(uri),
+    read: (uri, _variables, ctx) => readRemote(latest(), uri, ctx),
+    enumerate: () => [],
+    complete: (params, ctx) => complete(latest().complete, params, ctx),
   };
-  return { childKey: key, forward, runTool: notHere, toParentUri: (uri) => uri, toChildUri: (uri) => uri, invoke: notHere };
+}
+
+/** A read of what something else serves: its result, with a list of `contents` always there. */
+async function readRemote(spec: RemoteReadable, uri: string, ctx: Context): Promise<Record<string, unknown>> {
+  const read = await spec.read(uri, ctx);
+  const contents = (read.contents as unknown[] | undefined) ?? [];
+  if (!Array.isArray(contents)) throw new TypeError(`${WHERE}: the read of ${uri} answered contents that are not a list`);
+  return { ...read, contents };
 }
 
 async function complete(completer: RemoteCompleter | undefined, params: Record<string, unknown>, ctx: Context): Promise<Record<string, unknown>> {
-  if (!completer) return { completion: { values: [], total: 0, hasMore: false } };
+  if (!completer) return noCompletion();
   const argument = params.argument as { name: string; value: string };
   const answer = await completer(argument, params.context as { arguments?: Record<string, string> } | undefined, ctx);
   const values = (answer?.values ?? []).map(String);

@@ -1,15 +1,13 @@
 import { DefinitionError, InvalidParamsError } from '../errors';
-import { invokeTool } from '../features/tools';
-import type { ToolInvoker } from '../features/tools';
-import type { CallToolResult } from '../features/toolResult';
-import { TOOL_NAME } from '../runtime/buildTool';
-import type { RegisteredTool } from '../runtime/buildTool';
-import { perRevision } from '../runtime/describe';
+import { perRevision } from '../items/describe';
+import { headerParamsOf } from '../items/headerParams';
+import { callChecked, runGuarded, TOOL_NAME } from '../items/ToolItem';
+import type { CallToolResult, FailureHost, ToolItem } from '../items/ToolItem';
 import type { Context } from '../runtime/Context';
 import type { Registry } from '../runtime/Registry';
 import type { JsonSchema } from '../schema';
 import { checkSchema, compileAuthoredSchema } from '../validation';
-import { headerParamsOf } from '../runtime/headerParams';
+import type { DtoValidator } from '../validation';
 
 /** How one argument of a tool is shown to clients (`ToolTransform.arguments`). */
 export interface ArgumentTransform {
@@ -44,6 +42,14 @@ export interface ToolTransform {
 }
 
 
+/** The name of the tool each transform was made from: Mount.detach takes the transforms of the tools it took. */
+const madeFrom = new WeakMap<ToolItem, string>();
+
+/** The name of the tool `tool` was made from, when it is a transform. */
+export function transformedFrom(tool: ToolItem): string | undefined {
+  return madeFrom.get(tool);
+}
+
 /**
  * Adds a tool made from `name` (a local, mounted or remote tool): clients see its new name,
  * description and arguments and are validated against that schema; the original's own
@@ -51,13 +57,13 @@ export interface ToolTransform {
  * registry: neither listed nor callable, whatever its source registers under its name later.
  */
 export function transformTool(
-  host: ToolInvoker,
-  tools: Registry<RegisteredTool>,
+  host: FailureHost,
+  tools: Registry<ToolItem>,
   name: string,
   transform: ToolTransform,
   /** Throws when the server may not take `name` (tool search's names, a clash where it is mounted). */
   checkName: (name: string, where: string) => void,
-): RegisteredTool {
+): ToolItem {
   const where = `server.transformTool("${name}")`;
   // A tool already transformed under its own name is transformed again from that transform (listed
   // or since hidden by a rename), so what the first transform hides stays hidden.
@@ -75,11 +81,11 @@ export function transformTool(
   if (wrap !== undefined && typeof wrap !== 'function') throw new DefinitionError('INVALID_OPTION', `${where}: wrap must be a function`);
 
   // The tool as it is registered now: a mounted or remote source may have replaced it since.
-  const source = (): RegisteredTool | undefined => stacked ?? tools.itemNamed(name);
+  const source = (): ToolItem | undefined => stacked ?? tools.itemNamed(name);
   const call = (args: Record<string, unknown>, ctx: Context) => {
     const current = source();
     if (!current) return Promise.reject(new InvalidParamsError(`Unknown tool: ${newName} (the tool "${name}" it is made from is no longer served)`));
-    return Promise.resolve(invokeTool(host, current, args, ctx));
+    return Promise.resolve(current.call(args, ctx));
   };
   const rename = (listing: Record<string, unknown>): Record<string, unknown> => {
     const shown: Record<string, unknown> = { ...listing, name: newName, inputSchema: schema };
@@ -87,29 +93,36 @@ export function transformTool(
     if (transform.title !== undefined) shown.title = transform.title;
     return shown;
   };
-  const made: RegisteredTool = {
-    ...original,
-    name: newName,
-    inputSchema: schema,
-    // Mirrored headers (2026-07-28 `x-mcp-header`) name the arguments as clients send them.
-    headerParams: headerParamsOf(schema, where),
-    transformedFrom: name,
-    inputValidator: {
-      validate: (args) => {
-        const errors = check(args);
-        return errors.length === 0 ? { ok: true, value: args } : { ok: false, errors };
-      },
-    },
-    listing: perRevision((revision) => rename(original.listing(revision))),
-    plainListing: perRevision((revision) => rename(original.plainListing(revision))),
-    mounted: undefined,
-    transformed: (input, ctx) => {
-      const args = toOriginal((input ?? {}) as Record<string, unknown>, ctx);
-      return wrap ? wrap(args, (given) => call(given, ctx), ctx) : call(args, ctx);
+  const validator: DtoValidator<unknown> = {
+    validate: (args) => {
+      const errors = check(args);
+      return errors.length === 0 ? { ok: true, value: args } : { ok: false, errors };
     },
   };
-  // Access rules and middleware targets are the source's as it is now (a remote item's rules go with the item they were defined for).
-  Object.defineProperty(made, 'target', { get: () => source()?.target ?? original.target, enumerable: true });
+  // Runs the source with the arguments as it takes them, inside `wrap` when there is one.
+  const run = (input: unknown, ctx: Context) =>
+    runGuarded(newName, host, ctx, () => {
+      const args = toOriginal((input ?? {}) as Record<string, unknown>, ctx);
+      return wrap ? wrap(args, (given) => call(given, ctx), ctx) : call(args, ctx);
+    });
+  const made: ToolItem = {
+    name: newName,
+    // Access rules and middleware targets are the source's as it is now (a remote item's rules go with the item they were defined for).
+    get target() {
+      return source()?.target ?? original.target;
+    },
+    inputSchema: schema,
+    annotations: original.annotations,
+    // Mirrored headers (2026-07-28 `x-mcp-header`) name the arguments as clients send them.
+    headerParams: headerParamsOf(schema, where),
+    taskSupport: original.taskSupport,
+    taskStart: original.taskStart,
+    ui: original.ui,
+    listing: perRevision((revision) => rename(original.listing(revision))),
+    plainListing: perRevision((revision) => rename(original.plainListing(revision))),
+    call: (args, ctx) => callChecked(newName, validator, args, ctx, run),
+  };
+  madeFrom.set(made, name);
   if (newName === name) {
     tools.cover(name, made);
   } else {

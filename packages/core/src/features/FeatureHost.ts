@@ -1,14 +1,13 @@
 import type { AccessPolicy } from '../access';
-import type { Constructor, CompletionDefinition } from '../metadata';
 import type { DependencyContainer } from 'tsyringe';
 import type { EraCodec, SavedScope, TaskWire } from '../eras';
 import type { Revision } from '../protocol';
 import type { LoggingLevel, RequestScope, Session } from '../session';
 import type { TaskRunner } from '../tasks';
 import type { ChangeBroadcaster } from '../runtime/ChangeBroadcaster';
-import type { RegisteredPrompt } from '../runtime/buildPrompt';
-import type { RegisteredResource } from '../runtime/buildResource';
-import type { RegisteredTool } from '../runtime/buildTool';
+import type { PromptItem } from '../items/PromptItem';
+import type { ResourceItem, TemplateItem } from '../items/ResourceItem';
+import type { ToolItem } from '../items/ToolItem';
 import type { ClientFeatures, Context } from '../runtime/Context';
 import type { InvocationTarget } from '../runtime/middleware';
 import type { Paginator } from '../runtime/Paginator';
@@ -30,28 +29,27 @@ export interface ToolSearchService {
   /** Whether `name` is one of the tools tool search adds. */
   owns(name: string): boolean;
   /** What `tools/list` shows: tool search's own tools, and the pinned ones of those the caller may see. */
-  listed(visible: readonly RegisteredTool[]): { own: Array<Record<string, unknown>>; pinned: readonly RegisteredTool[] };
+  listed(visible: readonly ToolItem[]): { own: Array<Record<string, unknown>>; pinned: readonly ToolItem[] };
   /** `tools/call` of one of its own tools; `toolsCall` runs a tool it calls. */
   call(host: FeatureHost, toolsCall: MethodHandler, params: Record<string, unknown>, ctx: Context): Promise<Record<string, unknown>>;
 }
 
 /** What feature handlers may use of the server; keeps features/ from depending on the server. */
 export interface FeatureHost {
-  readonly tools: Registry<RegisteredTool>;
-  readonly resources: Registry<RegisteredResource>;
-  readonly templates: Registry<RegisteredResource>;
-  readonly prompts: Registry<RegisteredPrompt>;
-  readonly completions: ReadonlyMap<string, CompletionDefinition & { provider: Constructor; invocation: InvocationTarget }>;
+  readonly tools: Registry<ToolItem>;
+  readonly resources: Registry<ResourceItem>;
+  readonly templates: Registry<TemplateItem>;
+  readonly prompts: Registry<PromptItem>;
   /** Routes requests through the server's middleware (a tool called through tool search). */
   readonly dispatcher: Dispatcher;
   /** Tool search (`toolSearch` option), when the server has it. */
   readonly toolSearch: ToolSearchService | undefined;
   /** Whether completions are served here or by a mounted server. */
   hasCompletions(): boolean;
-  readonly toolPages: Paginator<RegisteredTool>;
-  readonly resourcePages: Paginator<RegisteredResource>;
-  readonly templatePages: Paginator<RegisteredResource>;
-  readonly promptPages: Paginator<RegisteredPrompt>;
+  readonly toolPages: Paginator<ToolItem>;
+  readonly resourcePages: Paginator<ResourceItem>;
+  readonly templatePages: Paginator<TemplateItem>;
+  readonly promptPages: Paginator<PromptItem>;
   /** The skills served (Skills extension), from folders and `@Skill` methods. */
   readonly skills: SkillCatalog;
   readonly skillPages: Paginator<RegisteredSkill>;

@@ -2,8 +2,9 @@ import { AccessDeniedError, ClientCapabilityError, McpError, SamplingRuleError, 
 import { metadataStore } from '../metadata';
 import type { Revision } from '../protocol';
 import type { Constructor, ToolDefinition } from '../metadata';
-import { buildTool } from '../runtime/buildTool';
-import type { RegisteredTool } from '../runtime/buildTool';
+import { buildTool } from '../items/buildTool';
+import type { ToolHost } from '../items/buildTool';
+import type { ToolItem } from '../items/ToolItem';
 import { Context } from '../runtime/Context';
 import type { ClientRequestOptions } from '../runtime/Context';
 import type { CorePlugin } from '../runtime/plugins';
@@ -18,11 +19,13 @@ import type {
   ToolResultContent,
   ToolUseContent,
 } from '../runtime/samplingTypes';
-import { invokeTool } from './tools';
-import type { ToolInvoker } from './tools';
+import type { FeatureHost } from './FeatureHost';
 import { statelessRefusal } from './statelessRefusal';
 
 const DEFAULT_MAX_ITERATIONS = 10;
+
+/** What the tool loop needs of the server: it runs the tools, under the caller's rights. */
+export type ToolInvoker = ToolHost & Pick<FeatureHost, 'access'>;
 
 /** `core:sampling`: `ctx.sample()`, with the tool loop running tools through `invoker`. */
 export function samplingPlugin(invoker: ToolInvoker): CorePlugin {
@@ -59,7 +62,7 @@ export async function sample(
   if (maxIterations !== undefined && !(Number.isInteger(maxIterations) && maxIterations >= 1)) {
     throw new SamplingRuleError(`maxIterations must be a positive integer, got ${JSON.stringify(maxIterations)}`);
   }
-  return toolLoop(invoker, ctx, base, runnableTools(local), toolChoice, maxIterations ?? DEFAULT_MAX_ITERATIONS, options.key);
+  return toolLoop(invoker, ctx, base, runnableTools(invoker, local), toolChoice, maxIterations ?? DEFAULT_MAX_ITERATIONS, options.key);
 }
 
 function checkSamplingCapabilities(ctx: Context, request: SampleRequest): void {
@@ -105,7 +108,7 @@ async function toolLoop(
   invoker: ToolInvoker,
   ctx: Context,
   base: Omit<SampleRequest, 'tools' | 'toolChoice' | 'maxIterations'>,
-  tools: Map<string, RegisteredTool>,
+  tools: Map<string, ToolItem>,
   toolChoice: SampleRequest['toolChoice'],
   maxIterations: number,
   key: string | undefined,
@@ -131,7 +134,7 @@ async function toolLoop(
   }
 }
 
-async function runToolUse(invoker: ToolInvoker, tools: Map<string, RegisteredTool>, use: ToolUseContent, ctx: Context): Promise<ToolResultContent> {
+async function runToolUse(invoker: ToolInvoker, tools: Map<string, ToolItem>, use: ToolUseContent, ctx: Context): Promise<ToolResultContent> {
   const tool = tools.get(use.name);
   if (!tool) {
     return { type: 'tool_result', toolUseId: use.id, content: [{ type: 'text', text: `Unknown tool: ${use.name}` }], isError: true };
@@ -143,14 +146,14 @@ async function runToolUse(invoker: ToolInvoker, tools: Map<string, RegisteredToo
     if (!(error instanceof AccessDeniedError)) throw error;
     return { type: 'tool_result', toolUseId: use.id, content: [{ type: 'text', text: error.message }], isError: true };
   }
-  const outcome = await invokeTool(invoker, tool, use.input, ctx);
+  const outcome = await tool.call(use.input, ctx);
   const result: ToolResultContent = { type: 'tool_result', toolUseId: use.id, content: outcome.content };
   if (outcome.structuredContent !== undefined) result.structuredContent = outcome.structuredContent as Record<string, unknown>;
   if (outcome.isError) result.isError = true;
   return result;
 }
 
-function offeredTool(tool: RegisteredTool, revision: Revision): Record<string, unknown> {
+function offeredTool(tool: ToolItem, revision: Revision): Record<string, unknown> {
   const { name, title, description, inputSchema } = tool.listing(revision) as Record<string, unknown>;
   const offered: Record<string, unknown> = { name, inputSchema };
   if (title !== undefined) offered.title = title;
@@ -162,15 +165,17 @@ function isDescription(tool: unknown): tool is SamplingToolDescription {
   return typeof tool === 'object' && tool !== null && 'inputSchema' in tool && !('run' in tool);
 }
 
-const builtFromClass = new WeakMap<Constructor, RegisteredTool[]>();
-const builtFromDefinition = new WeakMap<SamplingTool, RegisteredTool>();
+/** The runnable tools built so far, per server (each runs its tools through its own invoker). */
+const built = new WeakMap<ToolHost, { fromClass: WeakMap<Constructor, ToolItem[]>; fromDefinition: WeakMap<SamplingTool, ToolItem> }>();
 
-/** Builds (once) the runnable tools of the loop: `@Tool` methods of classes and `SamplingTool`s. */
-function runnableTools(sources: Array<SamplingTool | Constructor>): Map<string, RegisteredTool> {
-  const byName = new Map<string, RegisteredTool>();
+/** Builds (once per server) the runnable tools of the loop: `@Tool` methods of classes and `SamplingTool`s. */
+function runnableTools(host: ToolHost, sources: Array<SamplingTool | Constructor>): Map<string, ToolItem> {
+  let cache = built.get(host);
+  if (!cache) built.set(host, (cache = { fromClass: new WeakMap(), fromDefinition: new WeakMap() }));
+  const byName = new Map<string, ToolItem>();
   for (const source of sources) {
-    const built = typeof source === 'function' ? toolsOfClass(source) : [toolOfDefinition(source)];
-    for (const tool of built) {
+    const tools = typeof source === 'function' ? toolsOfClass(host, cache.fromClass, source) : [toolOfDefinition(host, cache.fromDefinition, source)];
+    for (const tool of tools) {
       if (byName.has(tool.name)) throw new SamplingRuleError(`Two sampling tools are named "${tool.name}"`);
       byName.set(tool.name, tool);
     }
@@ -178,19 +183,19 @@ function runnableTools(sources: Array<SamplingTool | Constructor>): Map<string, 
   return byName;
 }
 
-function toolsOfClass(provider: Constructor): RegisteredTool[] {
-  let tools = builtFromClass.get(provider);
+function toolsOfClass(host: ToolHost, cache: WeakMap<Constructor, ToolItem[]>, provider: Constructor): ToolItem[] {
+  let tools = cache.get(provider);
   if (!tools) {
-    tools = metadataStore.definitionsOf(provider, 'tool').map((definition) => buildTool(definition, provider));
+    tools = metadataStore.definitionsOf(provider, 'tool').map((definition) => buildTool(definition, provider, host));
     if (tools.length === 0) throw new SamplingRuleError(`${provider.name} has no @Tool methods to offer to the model`);
-    builtFromClass.set(provider, tools);
+    cache.set(provider, tools);
   }
   return tools;
 }
 
 /** A SamplingTool becomes a one-method provider, so it runs through the same pipeline as @Tool. */
-function toolOfDefinition(definition: SamplingTool): RegisteredTool {
-  let tool = builtFromDefinition.get(definition);
+function toolOfDefinition(host: ToolHost, cache: WeakMap<SamplingTool, ToolItem>, definition: SamplingTool): ToolItem {
+  let tool = cache.get(definition);
   if (!tool) {
     const Provider = class SamplingToolProvider {};
     // run is always called as (input, ctx); without an input DTO the input is undefined.
@@ -203,8 +208,8 @@ function toolOfDefinition(definition: SamplingTool): RegisteredTool {
       options: { name: definition.name, description: definition.description, input: definition.input },
       paramTypes: definition.input ? [definition.input, Context] : [Context],
     };
-    tool = buildTool(toolDefinition, Provider);
-    builtFromDefinition.set(definition, tool);
+    tool = buildTool(toolDefinition, Provider, host);
+    cache.set(definition, tool);
   }
   return tool;
 }

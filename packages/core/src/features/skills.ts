@@ -3,8 +3,8 @@ import { clip, echo } from '../protocol';
 import type { Context } from '../runtime/Context';
 import type { MethodHandler } from '../runtime/Dispatcher';
 import type { CorePlugin } from '../runtime/plugins';
-import { canonicalSkillUri, digestOf, encodeSegment, fileContents, fileUri, SKILL_FILE, skillFilesOf } from '../skills';
-import type { RegisteredSkill, SkillFile } from '../skills';
+import { canonicalSkillUri, digestOf, encodeSegment, fileContents, fileUri, SKILL_FILE } from '../skills';
+import type { RegisteredSkill, SkillFiles } from '../skills';
 import type { FeatureHost } from './FeatureHost';
 import { pageFor, perCaller, visibleTo } from './listFor';
 import { requireUri } from './params';
@@ -18,8 +18,6 @@ const DIRECTORY_MIME_TYPE = 'inode/directory';
 
 /** Children of a directory per `resources/directory/read` page. */
 const DIRECTORY_PAGE_SIZE = 100;
-
-type SkillFiles = ReadonlyMap<string, SkillFile>;
 
 /**
  * `core:skills`: `skills/list`, `skills/get` and `resources/directory/read`, and the
@@ -39,7 +37,7 @@ export function skillHandlers(host: FeatureHost): Record<string, MethodHandler> 
   const list: MethodHandler = async (params, ctx) => {
     servingSkills(host, 'skills/list');
     const { page, items } = pageFor(host, host.skillPages, params.cursor, ctx);
-    const skills = await Promise.all((await items).map((skill) => entryOf(host, skill, ctx)));
+    const skills = await Promise.all((await items).map((skill) => entryOf(skill, ctx)));
     return perCaller(page.nextCursor === undefined ? { skills } : { skills, nextCursor: page.nextCursor }, host, ctx);
   };
 
@@ -49,7 +47,7 @@ export function skillHandlers(host: FeatureHost): Record<string, MethodHandler> 
     const skill = host.skills.byUri(uri);
     if (!skill) throw new InvalidParamsError(`No skill is served at ${clip(uri)}`, { uri: echo(uri) });
     await host.access.check(skill.target, ctx);
-    return perCaller({ skill: await entryOf(host, skill, ctx) }, host, ctx);
+    return perCaller({ skill: await entryOf(skill, ctx) }, host, ctx);
   };
 
   const readDirectory: MethodHandler = async (params, ctx) => {
@@ -77,7 +75,7 @@ export async function readSkillFile(host: FeatureHost, uri: string, ctx: Context
   for (const { skill, path } of host.skills.holding(uri)) {
     if (path === '') continue;
     await host.access.check(skill.target, ctx);
-    const file = (await filesOf(host, skill, ctx)).get(path);
+    const file = (await skill.files(ctx)).get(path);
     // Contents carry the server's spelling of the uri (a space the client sent raw is %20 there).
     if (file) return [fileContents(fileUri(skill, path), file)];
   }
@@ -104,11 +102,11 @@ function servingSkills(host: FeatureHost, method: string): void {
 const entries = new WeakMap<RegisteredSkill, Promise<Record<string, unknown>>>();
 
 /** A skill's `Skill` entry: its frontmatter and a manifest of every file with digest and size (kept while the skill is). */
-function entryOf(host: FeatureHost, skill: RegisteredSkill, ctx: Context): Promise<Record<string, unknown>> {
+function entryOf(skill: RegisteredSkill, ctx: Context): Promise<Record<string, unknown>> {
   if (skill.dynamic) return Promise.resolve({ uri: skill.uri, frontmatter: skill.frontmatter, resources: 'dynamic' });
   let entry = entries.get(skill);
   if (!entry) {
-    entry = filesOf(host, skill, ctx).then(async (files) => ({ uri: skill.uri, frontmatter: skill.frontmatter, resources: await manifestOf(skill, files) }));
+    entry = skill.files(ctx).then(async (files) => ({ uri: skill.uri, frontmatter: skill.frontmatter, resources: await manifestOf(skill, files) }));
     entries.set(skill, entry);
     entry.catch(() => entries.delete(skill));
   }
@@ -126,25 +124,6 @@ async function manifestOf(skill: RegisteredSkill, files: SkillFiles): Promise<Ar
   );
 }
 
-const made = new WeakMap<RegisteredSkill, Promise<SkillFiles>>();
-
-/** A skill's files: a folder's as read; a `@Skill` method's made once (or, when dynamic, for every request). */
-function filesOf(host: FeatureHost, skill: RegisteredSkill, ctx: Context): Promise<SkillFiles> {
-  if (skill.files) return Promise.resolve(skill.files);
-  // A mounted server's `@Skill` method runs in that server (its container, its middleware).
-  const invoke = skill.mounted ? skill.mounted.invoke : (target: RegisteredSkill['target'], args: readonly unknown[], context: Context) => host.invoke(target, args, context);
-  const make = async () => skillFilesOf(skill, await invoke(skill.target, [ctx], ctx));
-  if (skill.dynamic) return make();
-  let files = made.get(skill);
-  if (!files) {
-    files = make();
-    made.set(skill, files);
-    // A method that failed runs again for the next request.
-    files.catch(() => made.delete(skill));
-  }
-  return files;
-}
-
 /**
  * The direct children of a directory of the skill namespace (a skill's root or a directory in
  * it, or a directory of prefix segments above skills), sorted by name; undefined when the uri
@@ -158,7 +137,7 @@ async function directoryOf(host: FeatureHost, uri: string, ctx: Context): Promis
   for (const { skill, path } of holding) {
     if (!visible.has(skill)) continue;
     const prefix = path === '' ? '' : `${path}/`;
-    for (const [file, { mimeType }] of await filesOf(host, skill, ctx)) {
+    for (const [file, { mimeType }] of await skill.files(ctx)) {
       if (!file.startsWith(prefix)) continue;
       exists = true;
       const rest = file.slice(prefix.length);

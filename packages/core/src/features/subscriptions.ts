@@ -54,7 +54,7 @@ async function listen(host: FeatureHost, params: Record<string, unknown>, ctx: C
 async function readable(host: FeatureHost, uris: readonly string[], ctx: Context): Promise<string[]> {
   const allowed = await Promise.all(
     uris.map(async (uri) => {
-      const target = findResource(host, uri)?.resource.target ?? inSkillNamespace(host, uri)?.target;
+      const target = findResource(host, uri)?.target ?? inSkillNamespace(host, uri)?.target;
       // Nothing to read there now, so no rule to check: under access rules that is not enough.
       if (!target) return false;
       try {

@@ -9,7 +9,6 @@ import type { FeatureHost } from './FeatureHost';
 import { routeAll } from './routeAll';
 import { failure, progressTokenOf, runOf, taskChannel } from './taskRun';
 import { anyTaskTool, ownerOf } from './tasksCall';
-import { invokeTool } from './tools';
 
 /** Tasks per `tasks/list` page. */
 const TASKS_PAGE_SIZE = 100;
@@ -257,7 +256,7 @@ function taskExecutor(host: FeatureHost): TaskExecutor {
     if (signal.aborted) ctx.cancel(signal.reason);
     else signal.addEventListener('abort', () => ctx.cancel(signal.reason), { once: true });
     try {
-      return codec.tasks.outcome((await invokeTool(host, tool, params.arguments, ctx)) as Record<string, unknown>);
+      return codec.tasks.outcome((await tool.call(params.arguments, ctx)) as Record<string, unknown>);
     } catch (error) {
       return failure(error, codec, host);
     } finally {

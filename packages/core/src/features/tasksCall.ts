@@ -1,13 +1,12 @@
 import { InvalidRequestError } from '../errors';
 import { isPlainObject } from '../protocol';
 import type { Context } from '../runtime/Context';
-import type { RegisteredTool } from '../runtime/buildTool';
+import type { CallToolResult, ToolItem } from '../items/ToolItem';
 import { TASK_RUN_META } from '../tasks';
 import type { TaskOutcome, TaskRecord } from '../tasks';
 import type { FeatureHost } from './FeatureHost';
 import { failure, taskChannel } from './taskRun';
 import type { TaskRunContext } from './taskRun';
-import type { CallToolResult } from './toolResult';
 
 /** True when some enabled tool may run as a task. */
 export function anyTaskTool(host: Pick<FeatureHost, 'tools'>): boolean {
@@ -37,7 +36,7 @@ export type RunTool = () => CallToolResult | Promise<CallToolResult>;
  */
 export function callAsTask(
   host: FeatureHost,
-  tool: RegisteredTool,
+  tool: ToolItem,
   params: Record<string, unknown>,
   ctx: Context,
   runTool: RunTool,
@@ -101,7 +100,7 @@ function startThenHandOff(host: FeatureHost, ctx: Context, record: () => TaskRec
 }
 
 /** A new task's record: the call, and the caller it runs for, saved to run it again elsewhere. */
-function newRecord(host: FeatureHost, tool: RegisteredTool, params: Record<string, unknown>, ctx: Context, owner: string, ttl: number | undefined): TaskRecord {
+function newRecord(host: FeatureHost, tool: ToolItem, params: Record<string, unknown>, ctx: Context, owner: string, ttl: number | undefined): TaskRecord {
   // The call's own round state (2026-07-28 answers and requestState) is not the task's.
   const { task: _task, _meta, inputResponses: _answers, requestState: _state, ...rest } = params;
   const run: TaskRunContext = { protocolVersion: ctx.protocolVersion, clientCapabilities: { ...ctx.clientCapabilities } };
@@ -113,7 +112,7 @@ function newRecord(host: FeatureHost, tool: RegisteredTool, params: Record<strin
   return host.tasks.newRecord({
     owner,
     request: { method: 'tools/call', params: { ...rest, _meta: meta } },
-    rerunnable: tool.definition.options.annotations?.idempotentHint === true,
+    rerunnable: tool.annotations?.idempotentHint === true,
     ttlMs: host.tasks.ttlFor(ttl),
   });
 }

@@ -1,8 +1,8 @@
 import { DefinitionError, InvalidParamsError } from '../errors';
 import { clip } from '../protocol';
 import type { Revision } from '../protocol';
-import { TOOL_NAME } from '../runtime/buildTool';
-import type { RegisteredTool } from '../runtime/buildTool';
+import { TOOL_NAME } from '../items/ToolItem';
+import type { ToolItem } from '../items/ToolItem';
 import type { Context } from '../runtime/Context';
 import type { MethodHandler } from '../runtime/Dispatcher';
 import type { Registry } from '../runtime/Registry';
@@ -26,7 +26,7 @@ const MAX_LIMIT = 50;
 const MAX_QUERY = 500;
 
 interface Indexed {
-  tool: RegisteredTool;
+  tool: ToolItem;
   /** Term → weight: name 3, title 2, description and argument names 1. */
   terms: Map<string, number>;
 }
@@ -67,14 +67,14 @@ export class ToolSearch implements ToolSearchService {
   }
 
   /** Refuses a registered tool that takes one of the two names. */
-  checkNames(tools: Registry<RegisteredTool>): void {
+  checkNames(tools: Registry<ToolItem>): void {
     for (const name of [this.searchName, this.callName]) {
       if (tools.has(name)) throw new DefinitionError('DUPLICATE_NAME', `McpServer: toolSearch: a tool named "${name}" is registered; set toolSearch.${name === this.searchName ? 'searchTool' : 'callTool'} to another name`);
     }
   }
 
   /** What `tools/list` shows: the two tools, then the pinned ones the caller may see. */
-  listed(visible: readonly RegisteredTool[]): { own: Array<Record<string, unknown>>; pinned: readonly RegisteredTool[] } {
+  listed(visible: readonly ToolItem[]): { own: Array<Record<string, unknown>>; pinned: readonly ToolItem[] } {
     return { own: [this.searchListing(), this.callListing()], pinned: visible.filter((tool) => this.pinned.has(tool.name)) };
   }
 
@@ -99,7 +99,7 @@ export class ToolSearch implements ToolSearchService {
     const candidates = index.entries.filter((entry) => visible.has(entry.tool) && callableBy(entry.tool, ctx) && !this.owns(entry.tool.name) && entry.tool.taskSupport !== 'required');
     // Word rarity among the tools this caller may use: what it may not see weighs nothing.
     const rarity = new Map(words.map((word) => [word, Math.log(1 + candidates.length / (1 + candidates.filter((entry) => entry.terms.has(word)).length))]));
-    const ranked: Array<{ tool: RegisteredTool; score: number }> = [];
+    const ranked: Array<{ tool: ToolItem; score: number }> = [];
     for (const entry of candidates) {
       let score = 0;
       for (const word of words) {
@@ -140,7 +140,7 @@ export class ToolSearch implements ToolSearchService {
   }
 
   /** The index of the tools as listed at `revision` (titles are in the newer revisions only). */
-  private indexOf(tools: Registry<RegisteredTool>, revision: Revision) {
+  private indexOf(tools: Registry<ToolItem>, revision: Revision) {
     if (this.index?.revision === tools.revision && this.index.listedAt === revision) return this.index;
     const entries = tools.list().map((tool): Indexed => {
       const terms = new Map<string, number>();

@@ -9,10 +9,9 @@ import { modernSettings, restoreScope } from '../eras';
 import type { EraCodec, ModernSettings, SavedScope, ServerDescription } from '../eras';
 import { DefinitionError } from '../errors';
 import { checkAppLinks } from '../features/apps';
-import { completionKey } from '../features/completion';
 import { corePlugins } from '../features/corePlugins';
 import type { FeatureHost } from '../features/FeatureHost';
-import type { CompletionDefinition, Constructor } from '../metadata';
+import type { Constructor } from '../metadata';
 import type { HttpStage, Revision } from '../protocol';
 import type { JsonRpcRequest, JsonRpcResponse, MessageInfo, Principal, Transport } from '../protocol';
 import { LOGGING_LEVELS } from '../session';
@@ -32,9 +31,10 @@ import type { InvocationTarget } from '../runtime/middleware';
 import { Paginator } from '../runtime/Paginator';
 import { PluginRegistry } from '../runtime/plugins';
 import type { CoreCapabilityValue, Plugin, PluginAdditions, PluginTarget, ServiceKey } from '../runtime/plugins';
-import type { RegisteredPrompt } from '../runtime/buildPrompt';
-import type { RegisteredResource } from '../runtime/buildResource';
-import type { RegisteredTool } from '../runtime/buildTool';
+import type { Completer } from '../items/ItemHost';
+import type { PromptItem } from '../items/PromptItem';
+import type { ResourceItem, TemplateItem } from '../items/ResourceItem';
+import type { ToolItem } from '../items/ToolItem';
 import { SkillCatalog } from '../skills';
 import type { RegisteredSkill, SkillFolderOptions } from '../skills';
 import { Registry } from '../runtime/Registry';
@@ -62,8 +62,6 @@ export interface Listener {
   drop(): void;
 }
 
-type Completer = CompletionDefinition & { provider: Constructor; invocation: InvocationTarget };
-
 /**
  * The runtime behind an McpServer: the registries of what the server offers, the dispatcher
  * with its middleware, the invoker of author code, the plugins and the services they provide,
@@ -72,15 +70,15 @@ type Completer = CompletionDefinition & { provider: Constructor; invocation: Inv
  * (ServerDescription) and HTTP (HttpServerHost).
  */
 export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost, ServerDescription, HttpServerHost, Mountable {
-  readonly tools = new Registry<RegisteredTool>('tool');
-  readonly resources = new Registry<RegisteredResource>('resource');
-  readonly templates = new Registry<RegisteredResource>('resource template');
-  readonly prompts = new Registry<RegisteredPrompt>('prompt');
+  readonly tools = new Registry<ToolItem>('tool');
+  readonly resources = new Registry<ResourceItem>('resource');
+  readonly templates = new Registry<TemplateItem>('resource template');
+  readonly prompts = new Registry<PromptItem>('prompt');
   readonly completions = new Map<string, Completer>();
-  readonly toolPages: Paginator<RegisteredTool>;
-  readonly resourcePages: Paginator<RegisteredResource>;
-  readonly templatePages: Paginator<RegisteredResource>;
-  readonly promptPages: Paginator<RegisteredPrompt>;
+  readonly toolPages: Paginator<ToolItem>;
+  readonly resourcePages: Paginator<ResourceItem>;
+  readonly templatePages: Paginator<TemplateItem>;
+  readonly promptPages: Paginator<PromptItem>;
   readonly skills = new SkillCatalog();
   readonly skillPages: Paginator<RegisteredSkill>;
   readonly access = new AccessPolicy();
@@ -388,7 +386,7 @@ export class ServerRuntime implements FeatureHost, PluginTarget, ConnectionHost,
   hasCompletions(): boolean {
     if (this.completions.size > 0) return true;
     for (const catalog of this.remoteCatalogs) if (catalog.completes) return true;
-    for (const mount of this.mounts) if ((mount.child as ServerRuntime).hasCompletions()) return true;
+    for (const mount of this.mounts) if (mount.child.hasCompletions()) return true;
     return false;
   }
 

@@ -1,19 +1,24 @@
 import { DefinitionError } from '../errors';
-import { completionKey } from '../features/completion';
 import type { FeatureHost } from '../features/FeatureHost';
+import { buildPrompt } from '../items/buildPrompt';
+import { buildResource } from '../items/buildResource';
+import { buildTool } from '../items/buildTool';
+import { completionKey } from '../items/completion';
+import type { Completer, ItemHost } from '../items/ItemHost';
 import { metadataStore } from '../metadata';
 import type { CompletionDefinition, Constructor } from '../metadata';
-import { buildPrompt } from '../runtime/buildPrompt';
-import { buildResource } from '../runtime/buildResource';
-import { buildTool } from '../runtime/buildTool';
 import { buildSkill } from '../skills';
 import type { InvocationTarget } from '../runtime/middleware';
 import type { Registry } from '../runtime/Registry';
 
-/** The registries a provider class adds to: the features', with completions that may grow. */
-export type ProviderRegistries = Pick<FeatureHost, 'tools' | 'resources' | 'templates' | 'prompts' | 'skills' | 'access'> & {
-  readonly completions: Map<string, CompletionDefinition & { provider: Constructor; invocation: InvocationTarget }>;
-};
+/**
+ * The registries a provider class adds to (the features', with completions that may grow),
+ * and the server its items are served by.
+ */
+export type ProviderRegistries = Pick<FeatureHost, 'tools' | 'resources' | 'templates' | 'prompts' | 'skills' | 'access'> &
+  ItemHost & {
+    readonly completions: Map<string, Completer>;
+  };
 
 /**
  * Builds everything a provider class declares (tools, resources, templates, prompts, skills,
@@ -26,16 +31,18 @@ export function registerProvider(
   provider: Constructor,
 ): { commit(): void; completions: number; keys: Array<{ kind: 'tool' | 'prompt' | 'resource' | 'template' | 'skill'; key: string; at: string }> } {
   const origin = (methodName: string) => `${provider.name}.${methodName}`;
-  const tools = metadataStore.definitionsOf(provider, 'tool').map((d) => ({ item: buildTool(d, provider), at: origin(d.methodName) }));
-  const resources = metadataStore.definitionsOf(provider, 'resource').map((d) => ({ item: buildResource(d, provider), at: origin(d.methodName) }));
-  const prompts = metadataStore.definitionsOf(provider, 'prompt').map((d) => ({ item: buildPrompt(d, provider), at: origin(d.methodName) }));
-  const skills = metadataStore.definitionsOf(provider, 'skill').map((d) => ({ item: buildSkill(d, provider), at: origin(d.methodName) }));
+  const host: ItemHost = registries;
+  const invoke = (target: InvocationTarget, args: readonly unknown[], ctx: Parameters<ItemHost['invoke']>[2]) => host.invoke(target, args, ctx);
+  const tools = metadataStore.definitionsOf(provider, 'tool').map((d) => ({ item: buildTool(d, provider, host), at: origin(d.methodName) }));
+  const resources = metadataStore.definitionsOf(provider, 'resource').map((d) => ({ built: buildResource(d, provider, host), at: origin(d.methodName) }));
+  const prompts = metadataStore.definitionsOf(provider, 'prompt').map((d) => ({ item: buildPrompt(d, provider, host), at: origin(d.methodName) }));
+  const skills = metadataStore.definitionsOf(provider, 'skill').map((d) => ({ item: buildSkill(d, provider, invoke), at: origin(d.methodName) }));
   const additions: Array<{ registry: Registry<unknown>; key: string; item: unknown; at: string }> = [
     ...tools.map(({ item, at }) => ({ registry: registries.tools as Registry<unknown>, key: item.name, item, at })),
-    ...resources.map(({ item, at }) => ({
-      registry: (item.template ? registries.templates : registries.resources) as Registry<unknown>,
-      key: item.key,
-      item,
+    ...resources.map(({ built, at }) => ({
+      registry: (built.kind === 'template' ? registries.templates : registries.resources) as Registry<unknown>,
+      key: built.item.key,
+      item: built.item as unknown,
       at,
     })),
     ...prompts.map(({ item, at }) => ({ registry: registries.prompts as Registry<unknown>, key: item.name, item, at })),
@@ -52,7 +59,7 @@ export function registerProvider(
   }
   const completions = metadataStore.definitionsOf(provider, 'completion');
   const promptNames = new Set(prompts.map((p) => p.item.name));
-  const templateKeys = new Set(resources.filter((r) => r.item.template).map((r) => r.item.key));
+  const templateKeys = new Set(resources.filter((r) => r.built.kind === 'template').map((r) => r.built.item.key));
   const completed = new Set<string>();
   for (const definition of completions) {
     checkCompletion(registries, definition, provider, promptNames, templateKeys);
@@ -73,7 +80,7 @@ export function registerProvider(
     keys: [
       ...tools.map(({ item, at }) => ({ kind: 'tool' as const, key: item.name, at })),
       ...prompts.map(({ item, at }) => ({ kind: 'prompt' as const, key: item.name, at })),
-      ...resources.map(({ item, at }) => ({ kind: item.template ? ('template' as const) : ('resource' as const), key: item.key, at })),
+      ...resources.map(({ built, at }) => ({ kind: built.kind, key: built.item.key, at })),
       ...skills.map(({ item, at }) => ({ kind: 'skill' as const, key: item.path, at })),
     ],
     commit() {

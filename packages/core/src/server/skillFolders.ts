@@ -1,7 +1,7 @@
 import type { AccessPolicy } from '../access';
 import { fileUri } from '../skills';
 import type { readSkillFolder, watchSkillFolder } from '../skills/folder';
-import type { RegisteredSkill, SkillCatalog, SkillFolderOptions } from '../skills';
+import type { FolderSkill, SkillCatalog, SkillFolderOptions } from '../skills';
 
 /** Reads a folder of skills, and watches it for changes (Node's filesystem: see host.ts). */
 export interface SkillFolderReader {
@@ -44,7 +44,7 @@ export function serveSkillFolder(host: SkillFolderHost, reader: SkillFolderReade
 }
 
 /** `next`, with each skill equal to one of `previous` replaced by that one (its manifest stays cached). */
-function keepUnchanged(previous: readonly RegisteredSkill[], next: readonly RegisteredSkill[]): RegisteredSkill[] {
+function keepUnchanged(previous: readonly FolderSkill[], next: readonly FolderSkill[]): FolderSkill[] {
   const byPath = new Map(previous.map((skill) => [skill.path, skill]));
   return next.map((skill) => {
     const before = byPath.get(skill.path);
@@ -52,24 +52,24 @@ function keepUnchanged(previous: readonly RegisteredSkill[], next: readonly Regi
   });
 }
 
-function sameSkill(a: RegisteredSkill, b: RegisteredSkill): boolean {
-  if (JSON.stringify(a.frontmatter) !== JSON.stringify(b.frontmatter) || a.files!.size !== b.files!.size) return false;
-  for (const [path, file] of a.files!) {
-    const other = b.files!.get(path);
+function sameSkill(a: FolderSkill, b: FolderSkill): boolean {
+  if (JSON.stringify(a.frontmatter) !== JSON.stringify(b.frontmatter) || a.contents.size !== b.contents.size) return false;
+  for (const [path, file] of a.contents) {
+    const other = b.contents.get(path);
     if (!other || !sameBytes(file.bytes, other.bytes)) return false;
   }
   return true;
 }
 
 /** The uris of files served before that changed or went away. */
-function changedFiles(previous: readonly RegisteredSkill[], next: readonly RegisteredSkill[]): string[] {
+function changedFiles(previous: readonly FolderSkill[], next: readonly FolderSkill[]): string[] {
   const byPath = new Map(next.map((skill) => [skill.path, skill]));
   const changed = new Set<string>();
   for (const skill of previous) {
     const after = byPath.get(skill.path);
     if (after === skill) continue;
-    for (const [path, file] of skill.files!) {
-      const other = after?.files!.get(path);
+    for (const [path, file] of skill.contents) {
+      const other = after?.contents.get(path);
       if (!other || !sameBytes(file.bytes, other.bytes)) changed.add(fileUri(skill, path));
     }
   }

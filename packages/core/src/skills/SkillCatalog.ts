@@ -1,5 +1,5 @@
-import type { MountedItem } from '../runtime/mounted';
 import { DefinitionError } from '../errors';
+import type { Context } from '../runtime/Context';
 import type { InvocationTarget } from '../runtime/middleware';
 import { Registry } from '../runtime/Registry';
 import type { SkillFile } from './files';
@@ -11,7 +11,10 @@ export const SKILL_FILE = 'SKILL.md';
 /** How much one skill may hold, as the Skills extension fixes it for every host. */
 export const SKILL_LIMITS = Object.freeze({ files: 512, bytes: 16 * 1024 * 1024 });
 
-/** A skill the server serves, from a folder or from a `@Skill` method. */
+/** A skill's files, by their path under its root. */
+export type SkillFiles = ReadonlyMap<string, SkillFile>;
+
+/** A skill the server serves, whoever makes its files: a folder, a `@Skill` method, a mounted server. */
 export interface RegisteredSkill {
   /** Its path in the skill namespace: prefix segments, then its name (`acme/billing/refunds`). */
   readonly path: string;
@@ -21,16 +24,19 @@ export interface RegisteredSkill {
   readonly root: string;
   /** Its `SKILL.md` frontmatter as a JSON object. */
   readonly frontmatter: Readonly<Record<string, unknown>>;
-  /** The files, by their path under the root; a `@Skill` method's are made when first asked for. */
-  readonly files: ReadonlyMap<string, SkillFile> | undefined;
   /** Content generated for every read: no manifest of digests can be published. */
   readonly dynamic: boolean;
   /** Whose access rules apply (`@Scopes`, `@Roles`, `@Guard`, `@Public` on a `@Skill` method). */
   readonly target: InvocationTarget;
   /** Where it was declared, for messages. */
   readonly origin: string;
-  /** Set when the skill comes from a mounted server (`server.mount`). */
-  readonly mounted?: MountedItem;
+  /** Its files, for the request of `ctx`: a folder's as read; a `@Skill` method's made when first asked for (for every request when dynamic). */
+  files(ctx: Context): Promise<SkillFiles>;
+}
+
+/** A skill read from a folder: its files are known. */
+export interface FolderSkill extends RegisteredSkill {
+  readonly contents: SkillFiles;
 }
 
 /** The URI of `file` (a path under the skill's root) in `skill`. */

@@ -5,7 +5,7 @@ import { mimeTypeOf } from './files';
 import { readFrontmatter } from './frontmatter';
 import { checkSkillPath } from './names';
 import { checkLimits, SKILL_FILE, SKILL_LIMITS, skillUris } from './SkillCatalog';
-import type { RegisteredSkill } from './SkillCatalog';
+import type { FolderSkill } from './SkillCatalog';
 
 /** How a folder of skills is served (`server.skills(folder, options)`). */
 export interface SkillFolderOptions {
@@ -37,7 +37,7 @@ type NodePath = typeof import('node:path');
  * cannot be followed, leads out of the skill's own directory, or leads to a name starting with
  * "." (outside every skill, such a link is left out with the rest).
  */
-export function readSkillFolder(folder: string, options: SkillFolderOptions = {}): RegisteredSkill[] {
+export function readSkillFolder(folder: string, options: SkillFolderOptions = {}): FolderSkill[] {
   const fs: NodeFs = require('node:fs');
   const path: NodePath = require('node:path');
   const where = `server.skills(${JSON.stringify(folder)})`;
@@ -91,7 +91,8 @@ export function readSkillFolder(folder: string, options: SkillFolderOptions = {}
     const frontmatter = readFrontmatter(text, segments[segments.length - 1], skillFile);
     const skillPath = segments.join('/');
     const target: InvocationTarget = { kind: 'skill', name: skillPath, provider: SkillFolder, methodName: 'files' };
-    return { path: skillPath, ...skillUris(skillPath), frontmatter, files, dynamic: false, target, origin: skillFile };
+    const contents = Promise.resolve(files);
+    return { path: skillPath, ...skillUris(skillPath), frontmatter, contents: files, files: () => contents, dynamic: false, target, origin: skillFile };
   });
 }
 

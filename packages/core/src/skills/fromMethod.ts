@@ -1,15 +1,23 @@
 import { DefinitionError } from '../errors';
 import { isPlainObject } from '../protocol';
 import type { Constructor, SkillContent, SkillDefinition } from '../metadata';
+import type { Context } from '../runtime/Context';
+import type { InvocationTarget } from '../runtime/middleware';
 import type { SkillFile } from './files';
 import { mimeTypeOf } from './files';
 import { checkFrontmatter, writeSkillMarkdown } from './frontmatter';
 import { checkSkillPath } from './names';
 import { checkLimits, SKILL_FILE, skillUris } from './SkillCatalog';
-import type { RegisteredSkill } from './SkillCatalog';
+import type { RegisteredSkill, SkillFiles } from './SkillCatalog';
 
-/** A `@Skill` method's skill, its files to be made by the method. Checks the options. */
-export function buildSkill(definition: SkillDefinition, provider: Constructor): RegisteredSkill {
+/** How a server calls author code: its invoker (resolves the provider, runs its `@UseMiddleware` chain). */
+export type Invoke = (target: InvocationTarget, args: readonly unknown[], ctx: Context) => unknown;
+
+/**
+ * A `@Skill` method's skill, its files made by the method through the server's `invoke` when
+ * first asked for (and for every request when dynamic). Checks the options.
+ */
+export function buildSkill(definition: SkillDefinition, provider: Constructor, invoke: Invoke): RegisteredSkill {
   const { options, methodName } = definition;
   const where = `${provider.name}.${methodName}`;
   if (!isPlainObject(options) || typeof options.path !== 'string') {
@@ -29,15 +37,30 @@ export function buildSkill(definition: SkillDefinition, provider: Constructor): 
   }
   const frontmatter = { name, description: options.description, ...structuredClone(given) };
   checkFrontmatter(frontmatter, name, `${where}: @Skill`);
-  return {
+  const dynamic = options.resources === 'dynamic';
+  const target: InvocationTarget = { kind: 'skill', name: options.path, provider, methodName };
+  let made: Promise<SkillFiles> | undefined;
+  const skill: RegisteredSkill = {
     path: options.path,
     ...skillUris(options.path),
     frontmatter,
-    files: undefined,
-    dynamic: options.resources === 'dynamic',
-    target: { kind: 'skill', name: options.path, provider, methodName },
+    dynamic,
+    target,
     origin: where,
+    files(ctx) {
+      const make = async () => skillFilesOf(skill, await invoke(target, [ctx], ctx));
+      if (dynamic) return make();
+      if (!made) {
+        const files = (made = make());
+        // A method that failed runs again for the next request.
+        files.catch(() => {
+          if (made === files) made = undefined;
+        });
+      }
+      return made;
+    },
   };
+  return skill;
 }
 
 /**
@@ -45,7 +68,7 @@ export function buildSkill(definition: SkillDefinition, provider: Constructor): 
  * instructions, then the other files. A path that leaves the skill, or a skill over the limits,
  * is refused with an error naming the method.
  */
-export function skillFilesOf(skill: RegisteredSkill, content: unknown): Map<string, SkillFile> {
+export function skillFilesOf(skill: Pick<RegisteredSkill, 'origin' | 'frontmatter'>, content: unknown): Map<string, SkillFile> {
   const where = skill.origin;
   const result: SkillContent | undefined = typeof content === 'string' ? { instructions: content } : isPlainObject(content) ? (content as unknown as SkillContent) : undefined;
   if (result === undefined || typeof result.instructions !== 'string') {

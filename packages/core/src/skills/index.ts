@@ -1,7 +1,7 @@
 export { SkillCatalog, SKILL_FILE, fileUri, skillUris } from './SkillCatalog';
-export type { RegisteredSkill } from './SkillCatalog';
+export type { FolderSkill, RegisteredSkill, SkillFiles } from './SkillCatalog';
 export type { SkillFolderOptions } from './folder';
-export { buildSkill, skillFilesOf } from './fromMethod';
+export { buildSkill } from './fromMethod';
 export { digestOf, fileContents } from './files';
 export type { SkillFile } from './files';
 export { canonicalSkillUri, encodeSegment } from './names';

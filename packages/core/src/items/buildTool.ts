@@ -1,60 +1,34 @@
-import type { MountedItem } from './mounted';
-import type { InvocationTarget } from './middleware';
-import { headerParamsOf } from './headerParams';
-import type { ToolHeaderParam } from './headerParams';
+import { checkToolUi, toolUiMeta, withoutToolUi } from '../apps';
 import { DefinitionError } from '../errors';
-import type { Revision } from '../protocol';
-import type { Constructor, TaskStart, TaskSupport, ToolDefinition, ToolUi } from '../metadata';
+import type { Constructor, ToolDefinition } from '../metadata';
+import { Context } from '../runtime/Context';
+import type { InvocationTarget } from '../runtime/middleware';
 import { schemaForDto } from '../schema';
 import type { JsonSchema } from '../schema';
-import { checkSchema, compileAuthoredSchema, compileDtoValidator, lazySchemaValidator } from '../validation';
-import type { DtoValidator, SchemaValidator } from '../validation';
-import { Context } from './Context';
-import { checkToolUi, toolUiMeta, withoutToolUi } from '../apps';
+import { compileDtoValidator, lazySchemaValidator } from '../validation';
 import { describeFor, perRevision } from './describe';
 import { isDtoClass } from './dtoTypes';
+import { headerParamsOf } from './headerParams';
+import type { ItemHost } from './ItemHost';
+import { callChecked, failedCall, rawValidator, TOOL_NAME } from './ToolItem';
+import type { CallToolResult, ToolItem } from './ToolItem';
+import { shapeToolResult } from './toolResult';
+import type { ResultShape } from './toolResult';
 
 /** Where each method parameter comes from. */
 type ParameterSource = 'input' | 'context';
 
-export interface RegisteredTool {
-  readonly name: string;
-  readonly provider: Constructor;
-  readonly methodName: string;
-  /** What `invoke` calls. */
-  readonly target: InvocationTarget;
-  readonly definition: ToolDefinition;
-  readonly parameters: readonly ParameterSource[];
-  readonly inputValidator: DtoValidator<unknown> | undefined;
-  readonly outputValidator: SchemaValidator | undefined;
-  /** Arguments mirrored in `Mcp-Param-*` headers of 2026-07-28 HTTP requests (`x-mcp-header`). */
-  readonly headerParams: readonly ToolHeaderParam[];
-  /** Whether the tool may run as a task (`@Tool({ task })`); `forbidden` by default. */
-  readonly taskSupport: TaskSupport;
-  /** When a call that becomes a task becomes one (`@Tool({ taskStart })`); `call` by default. */
-  readonly taskStart: TaskStart;
-  /** The `tools/list` entry as the given protocol version can carry it; cached per version. */
-  listing(revision: Revision): Record<string, unknown>;
-  /** MCP Apps: the tool's UI (`@Tool({ ui })`), if it has one. */
-  readonly ui: ToolUi | undefined;
-  /** The entry for a client that cannot show apps: without the UI in `_meta`; cached per version. */
-  plainListing(revision: Revision): Record<string, unknown>;
-  /** Set when the tool comes from a mounted server (`server.mount`). */
-  readonly mounted?: MountedItem;
-  /** The JSON Schema of the tool's arguments, as listed. */
-  readonly inputSchema: JsonSchema;
-  /** Set for a tool made from another (`server.transformTool`): runs it with the validated arguments. */
-  readonly transformed?: (input: unknown, ctx: Context) => unknown;
-  /** The name of the tool a transformed tool was made from (the registry covers it). */
-  readonly transformedFrom?: string;
-}
+/** What a tool of a server's own providers needs of the server. */
+export type ToolHost = Pick<ItemHost, 'invoke' | 'reportError' | 'debug'>;
 
 const EMPTY_INPUT_SCHEMA: JsonSchema = Object.freeze({ type: 'object', properties: {}, additionalProperties: false });
-/** The tool names MCP allows: 1-128 of A-Z, a-z, 0-9, "_", "-", ".". */
-export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
-/** Turns a `@Tool` definition into a runnable tool: schemas, validators, parameter plan. */
-export function buildTool(definition: ToolDefinition, provider: Constructor): RegisteredTool {
+/**
+ * Turns a `@Tool` definition into a tool `host` runs: schemas, validators, parameter plan; a
+ * call validates the arguments, runs the method through the host's invoker and shapes what it
+ * returned.
+ */
+export function buildTool(definition: ToolDefinition, provider: Constructor, host: ToolHost): ToolItem {
   const { options, methodName } = definition;
   const where = `${provider.name}.${methodName}`;
   const name = options.name ?? methodName;
@@ -105,7 +79,37 @@ export function buildTool(definition: ToolDefinition, provider: Constructor): Re
 
   const target: InvocationTarget = { kind: 'tool', name, provider, methodName };
   const plainListing = ui === undefined ? listing : perRevision((revision) => withoutToolUi(listing(revision)));
-  return { name, provider, methodName, target, definition, parameters, inputValidator, inputSchema, outputValidator, headerParams, taskSupport, taskStart, listing, ui, plainListing };
+  const shape: ResultShape = { name, outputValidator, mimeType: options.mimeType };
+  // The method with the validated input, through the host's invoker; what it returned, shaped.
+  const runMethod = (input: unknown, ctx: Context): CallToolResult | Promise<CallToolResult> => {
+    let value: unknown;
+    try {
+      const callArgs = parameters.map((source) => (source === 'input' ? input : ctx));
+      value = host.invoke(target, callArgs, ctx);
+    } catch (error) {
+      return failedCall(error, name, host, ctx);
+    }
+    if (value instanceof Promise) {
+      return value.then(
+        (resolved) => shapeToolResult(resolved, shape, ctx.revision),
+        (error) => failedCall(error, name, host, ctx),
+      );
+    }
+    return shapeToolResult(value, shape, ctx.revision);
+  };
+  return {
+    name,
+    target,
+    inputSchema,
+    annotations: options.annotations,
+    headerParams,
+    taskSupport,
+    taskStart,
+    ui,
+    listing,
+    plainListing,
+    call: (args, ctx) => callChecked(name, inputValidator, args, ctx, runMethod),
+  };
 }
 
 function planParameters(
@@ -159,24 +163,6 @@ function planRawParameters(definition: ToolDefinition): ParameterSource[] {
   const types = definition.paramTypes;
   if (!types) return ['input', 'context'];
   return types.map((type): ParameterSource => (type === Context ? 'context' : 'input'));
-}
-
-/** Checks arguments against a hand-written JSON Schema; one that does not compile fails with a DefinitionError naming `where`. */
-export function rawValidator(schema: JsonSchema, where: string): DtoValidator<unknown> {
-  let check: SchemaValidator;
-  try {
-    checkSchema(schema);
-    check = compileAuthoredSchema(schema);
-  } catch (error) {
-    if (error instanceof DefinitionError) throw error;
-    throw new DefinitionError('INVALID_OPTION', `${where}: inputSchema does not compile as JSON Schema 2020-12: ${(error as Error).message}`);
-  }
-  return {
-    validate: (args) => {
-      const errors = check(args);
-      return errors.length === 0 ? { ok: true, value: args } : { ok: false, errors };
-    },
-  };
 }
 
 function describeType(type: unknown): string {

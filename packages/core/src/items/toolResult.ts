@@ -1,20 +1,24 @@
 import type { Revision } from '../protocol';
-import type { RegisteredTool } from '../runtime/buildTool';
 import { bytesToBase64 } from '../platform';
+import type { SchemaValidator } from '../validation';
+import { toolErrorResult } from './ToolItem';
+import type { CallToolResult } from './ToolItem';
 
-export type CallToolResult = Record<string, unknown> & { content: unknown[]; isError?: boolean };
-
-/** A failed call the model should see: `isError: true` with a text explanation. */
-export function toolErrorResult(text: string): CallToolResult {
-  return { content: [{ type: 'text', text }], isError: true };
+/** What shaping a tool method's return value needs to know of the tool. */
+export interface ResultShape {
+  readonly name: string;
+  /** Checks structured output (`@Tool({ output })`). */
+  readonly outputValidator: SchemaValidator | undefined;
+  /** The MIME type of bytes it returns (`@Tool({ mimeType })`). */
+  readonly mimeType: string | undefined;
 }
 
 /**
  * Shapes what a tool method returned into a CallToolResult for the given revision
- * (DESIGN §3: string → text, output DTO → structuredContent + text, bytes → image/audio/blob,
+ * (string → text, output DTO → structuredContent + text, bytes → image/audio/blob,
  * full results pass through).
  */
-export function shapeToolResult(value: unknown, tool: RegisteredTool, revision: Revision): CallToolResult {
+export function shapeToolResult(value: unknown, tool: ResultShape, revision: Revision): CallToolResult {
   if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
   if (value === undefined || value === null) return { content: [] };
 
@@ -46,8 +50,8 @@ function isCallToolResult(value: unknown): value is CallToolResult {
   return typeof value === 'object' && value !== null && Array.isArray((value as CallToolResult).content);
 }
 
-function binaryContent(bytes: Uint8Array, tool: RegisteredTool, audioSupported: boolean): Record<string, unknown> {
-  const mimeType = tool.definition.options.mimeType ?? 'application/octet-stream';
+function binaryContent(bytes: Uint8Array, tool: ResultShape, audioSupported: boolean): Record<string, unknown> {
+  const mimeType = tool.mimeType ?? 'application/octet-stream';
   const data = bytesToBase64(bytes);
   if (mimeType.startsWith('image/')) return { type: 'image', data, mimeType };
   if (audioSupported && mimeType.startsWith('audio/')) return { type: 'audio', data, mimeType };
