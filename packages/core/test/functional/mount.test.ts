@@ -294,6 +294,31 @@ describe('server.mount: names', () => {
   });
 });
 
+class ListedPages {
+  @Resource({ uri: 'wiki://pages/{name}', list: 'all', mimeType: 'text/plain' })
+  page(vars: { name: string }) {
+    return `page ${vars.name}`;
+  }
+
+  all() {
+    return [{ uri: 'wiki://pages/a', name: 'a' }];
+  }
+}
+
+describe('nested mounts of listed templates', () => {
+  it('list what a template of a server mounted two levels down lists under both namespaces, readable there', async () => {
+    const leaf = new McpServer({ name: 'leaf', version: '1', providers: [ListedPages] });
+    const middle = new McpServer({ name: 'middle', version: '1' });
+    const top = new McpServer({ name: 'top', version: '1' });
+    middle.mount(leaf, { namespace: 'leaf' });
+    top.mount(middle, { namespace: 'mid' });
+    const client = await createTestClient(top);
+    expect(await client.listResources()).toEqual([{ uri: 'wiki://mid/leaf/pages/a', name: 'a', mimeType: 'text/plain' }]);
+    expect((await client.readResource('wiki://mid/leaf/pages/a')).contents[0]).toMatchObject({ uri: 'wiki://mid/leaf/pages/a', text: 'page a' });
+    await client.close();
+  });
+});
+
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function until(check: () => boolean): Promise<void> {
   const deadline = Date.now() + 2000;
