@@ -105,12 +105,29 @@ function createValidator<T>(dto: Constructor<T>): DtoValidator<T> {
     validate(args) {
       const converted = toInstance(args);
       if (!converted.ok) return converted.errors[0] === TOO_DEEP ? converted : withConstraints(args, converted.errors);
-      return validate(converted.value as object, { forbidUnknownValues: false }).then(
+      let checked: Promise<ValidationError[]>;
+      try {
+        checked = validate(converted.value as object, { forbidUnknownValues: false });
+      } catch (error) {
+        return couldNotCheck(error);
+      }
+      return checked.then(
         (errors): ValidationOutcome<T> =>
           errors.length ? { ok: false, errors: formatClassValidatorErrors(errors) } : converted,
+        couldNotCheck,
       );
     },
   };
+}
+
+/**
+ * A class-validator check that throws instead of answering (validator.js on some values, e.g.
+ * `@IsNumber({ maxDecimalPlaces })` on 1e-7) refuses the arguments: what could not be checked is
+ * never accepted, and the caller hears why rather than of an internal error.
+ */
+function couldNotCheck(error: unknown): { ok: false; errors: string[] } {
+  const reason = error instanceof Error ? error.message : String(error);
+  return { ok: false, errors: [`the arguments could not be checked: ${reason.slice(0, 200)}`] };
 }
 
 /** The top-level property a schema error is about (`""` for the arguments object as a whole). */
