@@ -15,6 +15,9 @@ export interface AloneExchange {
   started(cancel: (reason: Error) => void): void;
 }
 
+/** The kinds of SSE streams observers hear of. */
+export type StreamKind = 'request' | 'session' | 'legacy';
+
 /** What the HTTP side needs of a server. */
 export interface HttpServerHost {
   /**
@@ -39,8 +42,8 @@ export interface HttpServerHost {
   /** Who hears streams open and close. */
   readonly observers: {
     readonly active: boolean;
-    streamOpened(stream: { streamId: string; kind: 'request' | 'session' | 'legacy'; sessionId: string | undefined }): void;
-    streamClosed(stream: { streamId: string; kind: 'request' | 'session' | 'legacy'; sessionId: string | undefined }): void;
+    streamOpened(stream: { streamId: string; kind: StreamKind; sessionId: string | undefined }): void;
+    streamClosed(stream: { streamId: string; kind: StreamKind; sessionId: string | undefined }): void;
   };
 }
 
@@ -95,9 +98,6 @@ export interface HttpEndpointOptions extends HttpSecurityOptions {
 export interface StreamableHttpOptions extends HttpEndpointOptions {
   principal?: (request: IncomingRequest) => Principal | string | undefined | Promise<Principal | string | undefined>;
 }
-
-/** The kinds of SSE streams observers hear of. */
-export type StreamKind = 'request' | 'session' | 'legacy';
 
 /** What the stages of one HTTP handler share: its server, its settings, and what it counts. */
 export interface Endpoint {
