@@ -43,6 +43,20 @@ export interface Tracker {
 /** Where a request's later answer goes. */
 export type Deliver = (response: JsonRpcResponse | undefined) => void;
 
+/** One request to run: where it came from, its era's codec, the message and its params, who sent it, and who hears it. */
+export interface RequestToRun {
+  /** What the codec reads the request's context from (a connection, or a request served alone). */
+  readonly source: EraSource;
+  readonly codec: EraCodec;
+  readonly message: JsonRpcRequest;
+  readonly params: Record<string, unknown>;
+  readonly principal: Principal | undefined;
+  readonly httpRequest: HttpRequestInfo | undefined;
+  readonly tracker: Tracker;
+  /** Where an answer that comes later goes; without it, runRequest returns a promise. */
+  readonly deliver?: Deliver;
+}
+
 /** An answer now, later through a Deliver, or as a promise; undefined for a request not answered. */
 export type Answer = JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined>;
 
@@ -52,18 +66,9 @@ export type Answer = JsonRpcResponse | undefined | Promise<JsonRpcResponse | und
  * when the handler does, so fast requests skip the microtask queue. With `deliver`, an answer
  * that comes later goes to it instead of into a returned promise.
  */
-export function runRequest(
-  host: RunnerHost,
-  source: EraSource,
-  codec: EraCodec,
-  request: JsonRpcRequest,
-  params: Record<string, unknown>,
-  principal: Principal | undefined,
-  httpRequest: HttpRequestInfo | undefined,
-  tracker: Tracker,
-  deliver: Deliver | undefined,
-): Answer {
-  const { id, method } = request;
+export function runRequest(host: RunnerHost, request: RequestToRun): Answer {
+  const { source, codec, params, principal, httpRequest, tracker, deliver } = request;
+  const { id, method } = request.message;
   const route = host.dispatcher.routeOf(method);
   const refused = codec.refusal(source, method, params, route);
   if (refused !== undefined) return errorResponse(id, refused.toJSON());

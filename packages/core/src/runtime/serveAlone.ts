@@ -79,7 +79,8 @@ export function serveAlone(host: AloneHost, request: JsonRpcRequest, info: Messa
   const codec = codecOf(params);
   const alone = new AloneRequest(host, sink);
   const principal = info.principal;
-  if (!host.observers.active) return runRequest(host, alone, codec, request, params, principal, info.request, alone, undefined);
+  const toRun = { source: alone, codec, message: request, params, principal, httpRequest: info.request, tracker: alone };
+  if (!host.observers.active) return runRequest(host, toRun);
   const hear = host.observers.request({
     id: request.id,
     method: request.method,
@@ -91,5 +92,5 @@ export function serveAlone(host: AloneHost, request: JsonRpcRequest, info: Messa
     networkTransport: 'tcp',
     clientAddress: info.clientAddress,
   });
-  return host.observers.watch(request.method, hear, () => runRequest(host, alone, codec, request, params, principal, info.request, alone, undefined), undefined);
+  return host.observers.watch(request.method, hear, () => runRequest(host, toRun), undefined);
 }
