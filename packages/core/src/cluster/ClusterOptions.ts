@@ -1,7 +1,7 @@
 import type { Broadcaster } from './Broadcaster';
 import type { EventStore } from './EventStore';
 import type { SessionStore } from './SessionStore';
-import type { TaskStore } from '../tasks/TaskStore';
+import type { TaskStore } from './TaskStore';
 
 /**
  * What the replicas of one server share so that any of them serves any request: handshake-era

@@ -1,6 +1,6 @@
 import { InvalidParamsError } from '../errors';
-import { isTerminal, outstandingKeys } from './TaskStore';
-import type { TaskInputRequest, TaskRecord, TaskStatus, TaskStore } from './TaskStore';
+import { isTerminal, outstandingKeys } from '../cluster/TaskStore';
+import type { TaskInputRequest, TaskRecord, TaskStatus, TaskStore } from '../cluster/TaskStore';
 
 interface Entry {
   /** The record's JSON; its `status`, `runner` and `leaseUntil` are the fields below (current), so renewing and claiming never parse it. */

@@ -1,6 +1,6 @@
 import { DefinitionError, McpError } from '../errors';
 import { canonicalJson, isPlainObject, questionKeyPrefix } from '../protocol';
-import type { TaskInputRequest, TaskRecord } from './TaskStore';
+import type { TaskInputRequest, TaskRecord } from '../cluster/TaskStore';
 
 /**
  * The key, in an answer, under which a client's JSON-RPC error to a question is kept (a

@@ -1,8 +1,8 @@
 import type { Broadcaster, ClusterMessage } from '../cluster/Broadcaster';
 import { DefinitionError, InvalidRequestError } from '../errors';
 import { InMemoryTaskStore } from './InMemoryTaskStore';
-import { isTerminal, outstandingKeys } from './TaskStore';
-import type { TaskInputRequest, TaskRecord, TaskStatus, TaskStore } from './TaskStore';
+import { isTerminal, outstandingKeys } from '../cluster/TaskStore';
+import type { TaskInputRequest, TaskRecord, TaskStatus, TaskStore } from '../cluster/TaskStore';
 import { unrefTimer } from '../platform';
 
 /** How a server keeps and runs tasks (`McpServer` option `tasks`). */
