@@ -1,6 +1,6 @@
 import type { DependencyContainer } from 'tsyringe';
-import type { AccessPolicy } from '../access';
 import { DefinitionError, InvalidParamsError } from '../errors';
+import type { Catalog } from '../items/Catalog';
 import type { PromptItem } from '../items/PromptItem';
 import type { ResourceItem, TemplateItem } from '../items/ResourceItem';
 import type { CallToolResult, ToolItem } from '../items/ToolItem';
@@ -17,13 +17,8 @@ import type { MountedNames } from './names';
 import { transformedFrom } from './transformTool';
 
 /** What a mount needs of a server, as the parent and as the mounted one. */
-export interface Mountable {
-  readonly tools: Registry<ToolItem>;
-  readonly prompts: Registry<PromptItem>;
-  readonly resources: Registry<ResourceItem>;
-  readonly templates: Registry<TemplateItem>;
+export interface Mountable extends Catalog {
   readonly skills: SkillCatalog;
-  readonly access: AccessPolicy;
   readonly dispatcher: Dispatcher;
   readonly container: DependencyContainer;
   readonly changes: ChangeBroadcaster;
@@ -32,8 +27,8 @@ export interface Mountable {
   /** Where this server is mounted. */
   readonly mountedIn: Set<Mount>;
   reportError(what: string, error: unknown): void;
-  /** Tool search, whose two tool names no mounted tool may take. */
-  readonly toolSearch: { owns(name: string): boolean } | undefined;
+  /** Whether `name` is reserved here (tool search's two tools): no mounted tool may take it. */
+  reservesTool(name: string): boolean;
   readonly debug: boolean;
   notifyUpdated(uri: string): void;
   hasCompletions(): boolean;
@@ -107,7 +102,7 @@ export class Mount implements MountLink {
       const taken = new Set<string>();
       for (const { item } of ops.registry(this.child).all()) {
         const parentKey = this.parentKeyOf(kind, ops.keyOf(item));
-        const reserved = kind === 'tool' && this.parent.toolSearch?.owns(parentKey);
+        const reserved = kind === 'tool' && this.parent.reservesTool(parentKey);
         if ((ops.registry(this.parent).has(parentKey) || taken.has(parentKey) || reserved) && this.onCollision === 'error') throw duplicate(kind, parentKey, this.namespace);
         taken.add(parentKey);
         // Where the parent is mounted, the name must be free too.
@@ -187,7 +182,7 @@ export class Mount implements MountLink {
     const shown = this.shown.get(kind)?.get(childKey);
     const own = shown?.parentKey === parentKey && (OPS[kind].registry(this.parent) as Registry<unknown>).itemNamed(parentKey) === shown.item;
     if (this.onCollision === 'skip' || own) return;
-    const reserved = kind === 'tool' && this.parent.toolSearch?.owns(parentKey);
+    const reserved = kind === 'tool' && this.parent.reservesTool(parentKey);
     if (OPS[kind].registry(this.parent).has(parentKey) || reserved) {
       throw new DefinitionError('DUPLICATE_NAME', `${where}: a ${kind} named "${childKey}" would be "${parentKey}" where this server is mounted ("${this.namespace}"), which has one already`);
     }
@@ -245,7 +240,7 @@ export class Mount implements MountLink {
         this.parent.reportError(`server.mount("${this.namespace}"): a ${kind} of the mounted server is not shown`, error);
         continue;
       }
-      if (target.has(parentKey) || (kind === 'tool' && this.parent.toolSearch?.owns(parentKey))) continue; // taken: the parent's own stays
+      if (target.has(parentKey) || (kind === 'tool' && this.parent.reservesTool(parentKey))) continue; // taken: the parent's own stays
       // The parent lists per caller by the mounted item's own access rules.
       this.parent.access.adopt((item as { target: InvocationTarget }).target, this.child.access);
       const made = ops.shown(item, parentKey, childKey, this);

@@ -1,10 +1,10 @@
 import { DefinitionError, InvalidParamsError } from '../errors';
-import type { AccessPolicy } from '../access';
 import type { Icon, ResourceAnnotations, ToolAnnotations } from '../metadata';
 import type { Revision } from '../protocol';
 import { MAX_COMPLETION_VALUES, noCompletion } from '../items/completion';
 import { describeFor, perRevision } from '../items/describe';
 import { headerParamsOf } from '../items/headerParams';
+import type { Catalog } from '../items/Catalog';
 import type { PromptItem } from '../items/PromptItem';
 import type { ResourceItem, TemplateItem } from '../items/ResourceItem';
 import { callChecked, rawValidator, runGuarded, TOOL_NAME, toolErrorResult } from '../items/ToolItem';
@@ -108,12 +108,7 @@ export interface RemoteCatalog {
 }
 
 /** What a catalog needs of the server it fills. */
-export interface RemoteHost extends FailureHost {
-  readonly tools: Registry<ToolItem>;
-  readonly prompts: Registry<PromptItem>;
-  readonly resources: Registry<ResourceItem>;
-  readonly templates: Registry<TemplateItem>;
-  readonly access: AccessPolicy;
+export interface RemoteHost extends Catalog, FailureHost {
   /** Throws when `name` is not free where the server is mounted (or is tool search's). */
   checkToolName(name: string, where: string): void;
   checkFree(kind: 'prompt' | 'resource' | 'template', key: string, where: string): void;

@@ -3,20 +3,20 @@ import { DefinitionError } from '../errors';
 import type { Context } from '../runtime/Context';
 import type { CorePlugin } from '../runtime/plugins';
 import type { ToolItem } from '../items/ToolItem';
-import type { FeatureHost } from './FeatureHost';
+import type { FeatureCatalog } from './rooms';
 
 /** `core:apps`: the MCP Apps extension, advertised in every era while a tool or resource has a UI. */
-export function appsPlugin(host: FeatureHost): CorePlugin {
+export function appsPlugin(catalog: Pick<FeatureCatalog, 'appTools' | 'resources'>): CorePlugin {
   return {
     name: 'core:apps',
     register(plugin) {
-      plugin.extension(APPS_EXTENSION, () => (servesApps(host) ? {} : undefined));
+      plugin.extension(APPS_EXTENSION, () => (servesApps(catalog) ? {} : undefined));
     },
   };
 }
 
 /** Whether any tool or resource of the server belongs to an app. */
-export function servesApps(host: Pick<FeatureHost, 'appTools' | 'resources'>): boolean {
+export function servesApps(host: Pick<FeatureCatalog, 'appTools' | 'resources'>): boolean {
   return host.appTools || host.resources.list().some((resource) => resource.ui !== undefined);
 }
 
@@ -35,7 +35,7 @@ export function callableBy(tool: ToolItem, ctx: Context): boolean {
 }
 
 /** Every tool's UI names a `ui://` resource the server has: checked when it starts serving, and for tools added later. */
-export function checkAppLinks(host: Pick<FeatureHost, 'tools' | 'resources'>): void {
+export function checkAppLinks(host: Pick<FeatureCatalog, 'tools' | 'resources'>): void {
   for (const tool of host.tools.list()) {
     if (tool.ui === undefined) continue;
     const resource = host.resources.get(tool.ui.resourceUri);

@@ -1,12 +1,15 @@
 import { InvalidParamsError } from '../errors';
 import { clip, echo } from '../protocol';
 import type { MethodHandler } from '../runtime/Dispatcher';
-import type { FeatureHost } from './FeatureHost';
+import type { FeatureCatalog } from './rooms';
 import type { CorePlugin } from '../runtime/plugins';
 import { routeAll } from './routeAll';
 
+/** What completing reads: the prompts and templates completed, their access rules, and whether anything completes. */
+type CompletionCatalog = Pick<FeatureCatalog, 'prompts' | 'resources' | 'templates' | 'access' | 'hasCompletions'>;
+
 /** `core:completion`: `completion/complete`, and the `completions` capability where the version has it and completions exist. */
-export function completionPlugin(host: FeatureHost): CorePlugin {
+export function completionPlugin(host: CompletionCatalog): CorePlugin {
   return {
     name: 'core:completion',
     register(plugin) {
@@ -17,7 +20,7 @@ export function completionPlugin(host: FeatureHost): CorePlugin {
 }
 
 /** `completion/complete` for prompt arguments and resource-template variables. */
-export function completionHandlers(host: FeatureHost): Record<string, MethodHandler> {
+export function completionHandlers(host: CompletionCatalog): Record<string, MethodHandler> {
   const complete: MethodHandler = async (params, ctx) => {
     const ref = params.ref as Record<string, unknown> | undefined;
     const argument = params.argument as Record<string, unknown> | undefined;

@@ -1,4 +1,4 @@
-import type { FeatureHost } from './FeatureHost';
+import type { FeatureCatalog, FeatureServer, SessionConnections, TaskHost } from './rooms';
 import type { CorePlugin } from '../runtime/plugins';
 import { appsPlugin } from './apps';
 import { completionPlugin } from './completion';
@@ -9,10 +9,13 @@ import { promptsPlugin } from './prompts';
 import { resourcesPlugin } from './resources';
 import { rootsPlugin } from './roots';
 import { samplingPlugin } from './sampling';
+import type { ToolInvoker } from './sampling';
 import { skillsPlugin } from './skills';
 import { subscriptionsPlugin } from './subscriptions';
 import { tasksPlugin } from './tasks';
-import { toolsPlugin } from './tools';
+import { ToolsSeam, toolsPlugin } from './tools';
+import { toolSearchPlugin } from './toolSearch';
+import type { ToolSearch } from './toolSearch';
 
 const pingPlugin: CorePlugin = {
   name: 'core:ping',
@@ -20,24 +23,50 @@ const pingPlugin: CorePlugin = {
   register: (plugin) => plugin.route('ping', () => ({}), ['handshake']),
 };
 
+/** The server's rooms, from which each feature is handed what it uses. */
+export interface FeatureRooms {
+  readonly catalog: FeatureCatalog;
+  readonly server: FeatureServer;
+  readonly sessions: SessionConnections;
+  /** How the server's own items run author code: the tools a sampling request offers. */
+  readonly items: ToolInvoker;
+  /** Tool search, when the server has the `toolSearch` option. */
+  readonly toolSearch: ToolSearch | undefined;
+}
+
 /**
  * The built-in features, in the order a server adds them: each a plugin owning its methods,
- * notifications, capability or client feature.
+ * notifications, capability or client feature, given only the members it uses.
  */
-export function corePlugins(host: FeatureHost): CorePlugin[] {
+export function corePlugins({ catalog, server, sessions, items, toolSearch }: FeatureRooms): CorePlugin[] {
+  const tasks: TaskHost = {
+    tools: catalog.tools,
+    tasks: server.tasks,
+    debug: server.debug,
+    container: server.container,
+    clientFeatures: server.clientFeatures,
+    reportError: (what, error) => server.reportError(what, error),
+    onServing: (hook) => server.onServing(hook),
+    restoreScope: (saved, session) => server.restoreScope(saved, session),
+    sessionConnection: (sessionId) => sessions.sessionConnection(sessionId),
+  };
+  const seam = new ToolsSeam();
+  const search = toolSearch && toolSearchPlugin(toolSearch, { tools: catalog.tools, access: catalog.access, get appTools() { return catalog.appTools; }, dispatcher: server.dispatcher, container: server.container }, seam);
   return [
     pingPlugin,
-    discoverPlugin(host),
+    discoverPlugin(server),
     loggingPlugin,
-    toolsPlugin(host),
-    tasksPlugin(host),
-    promptsPlugin(host),
-    resourcesPlugin(host),
-    skillsPlugin(host),
-    appsPlugin(host),
-    completionPlugin(host),
-    subscriptionsPlugin(host),
-    samplingPlugin(host),
+    // In front of the tool methods: placed before core:tools routes them.
+    ...(search ? [search] : []),
+    toolsPlugin(catalog, tasks, seam),
+    tasksPlugin(tasks),
+    promptsPlugin(catalog),
+    resourcesPlugin(catalog),
+    skillsPlugin(catalog),
+    appsPlugin(catalog),
+    completionPlugin(catalog),
+    subscriptionsPlugin(catalog, server, tasks),
+    samplingPlugin(items),
     elicitationPlugin,
     rootsPlugin,
   ];

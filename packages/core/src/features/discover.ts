@@ -1,10 +1,10 @@
 import type { CorePlugin } from '../runtime/plugins';
-import type { FeatureHost } from './FeatureHost';
+import type { FeatureServer } from './rooms';
 
 /** `core:discover`: `server/discover` (2026-07-28), the versions, capabilities and instructions of the server. */
-export function discoverPlugin(host: FeatureHost): CorePlugin {
+export function discoverPlugin(server: Pick<FeatureServer, 'describe'>): CorePlugin {
   return {
     name: 'core:discover',
-    register: (plugin) => plugin.route('server/discover', (_params, ctx) => host.describe(ctx), ['modern']),
+    register: (plugin) => plugin.route('server/discover', (_params, ctx) => server.describe(ctx), ['modern']),
   };
 }

@@ -1,5 +1,5 @@
 import type { Context } from '../runtime/Context';
-import type { FeatureHost } from './FeatureHost';
+import type { Catalog } from '../items/Catalog';
 import type { InvocationTarget } from '../runtime/middleware';
 import type { Page, Paginator } from '../runtime/Paginator';
 
@@ -9,7 +9,7 @@ import type { Page, Paginator } from '../runtime/Paginator';
  * rules, the shared page as is.
  */
 export function pageFor<T extends { readonly target: InvocationTarget }>(
-  host: FeatureHost,
+  host: Pick<Catalog, 'access'>,
   pages: Paginator<T>,
   cursor: unknown,
   ctx: Context,
@@ -24,7 +24,7 @@ export function pageFor<T extends { readonly target: InvocationTarget }>(
 }
 
 /** The items the caller of `ctx` may see, from a list that is not paged: scopes and roles, then guards. */
-export function visibleTo<T extends { readonly target: InvocationTarget }>(host: FeatureHost, items: readonly T[], ctx: Context): readonly T[] | Promise<T[]> {
+export function visibleTo<T extends { readonly target: InvocationTarget }>(host: Pick<Catalog, 'access'>, items: readonly T[], ctx: Context): readonly T[] | Promise<T[]> {
   const view = host.access.view(ctx);
   if (view === undefined) return items;
   return host.access.passGuards(
@@ -35,7 +35,7 @@ export function visibleTo<T extends { readonly target: InvocationTarget }>(host:
 }
 
 /** A list that differs per caller must not be kept by shared caches (2026-07-28 `cacheScope`). */
-export function perCaller(result: Record<string, unknown>, host: FeatureHost, ctx: Context): Record<string, unknown> {
+export function perCaller(result: Record<string, unknown>, host: Pick<Catalog, 'access'>, ctx: Context): Record<string, unknown> {
   if (host.access.active) ctx.hintResult({ cacheScope: 'private' });
   return result;
 }

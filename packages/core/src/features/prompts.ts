@@ -1,14 +1,17 @@
 import { InvalidParamsError } from '../errors';
 import { clip, echo } from '../protocol';
 import type { MethodHandler } from '../runtime/Dispatcher';
-import type { FeatureHost } from './FeatureHost';
+import type { FeatureCatalog } from './rooms';
 import type { CorePlugin } from '../runtime/plugins';
 import type { PromptItem } from '../items/PromptItem';
 import { pageFor, perCaller } from './listFor';
 import { routeAll } from './routeAll';
 
+/** What the prompt methods read: the prompts, their pages and their access rules. */
+type PromptsCatalog = Pick<FeatureCatalog, 'prompts' | 'promptPages' | 'access'>;
+
 /** `core:prompts`: the prompt methods, and the `prompts` capability while the server has prompts. */
-export function promptsPlugin(host: FeatureHost): CorePlugin {
+export function promptsPlugin(host: PromptsCatalog): CorePlugin {
   return {
     name: 'core:prompts',
     register(plugin) {
@@ -19,7 +22,7 @@ export function promptsPlugin(host: FeatureHost): CorePlugin {
 }
 
 /** `prompts/list` and `prompts/get`. */
-export function promptHandlers(host: FeatureHost): Record<string, MethodHandler> {
+export function promptHandlers(host: PromptsCatalog): Record<string, MethodHandler> {
   const list: MethodHandler = (params, ctx) => {
     const { page, items } = pageFor(host, host.promptPages, params.cursor, ctx);
     const answer = (visible: readonly PromptItem[]) => {

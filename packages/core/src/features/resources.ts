@@ -3,15 +3,18 @@ import { resourceNotFound } from '../items/ResourceItem';
 import type { Context } from '../runtime/Context';
 import type { InvocationTarget } from '../runtime/middleware';
 import type { MethodHandler } from '../runtime/Dispatcher';
-import type { FeatureHost } from './FeatureHost';
+import type { FeatureCatalog } from './rooms';
 import type { CorePlugin } from '../runtime/plugins';
 import { pageFor, perCaller, visibleTo } from './listFor';
 import { requireUri } from './params';
 import { routeAll } from './routeAll';
 import { inSkillNamespace, readSkillFile, skillResources } from './skills';
 
+/** What the resource methods read: resources, templates and their pages, the skills' files, the access rules. */
+type ResourcesCatalog = Pick<FeatureCatalog, 'resources' | 'resourcePages' | 'templates' | 'templatePages' | 'skills' | 'access'>;
+
 /** `core:resources`: the resource methods, and the `resources` capability while the server has resources, templates or skills. */
-export function resourcesPlugin(host: FeatureHost): CorePlugin {
+export function resourcesPlugin(host: ResourcesCatalog): CorePlugin {
   return {
     name: 'core:resources',
     register(plugin) {
@@ -23,7 +26,7 @@ export function resourcesPlugin(host: FeatureHost): CorePlugin {
 }
 
 /** `resources/list`, `resources/templates/list`, `resources/read`, `resources/(un)subscribe`. */
-export function resourceHandlers(host: FeatureHost): Record<string, MethodHandler> {
+export function resourceHandlers(host: ResourcesCatalog): Record<string, MethodHandler> {
   const list: MethodHandler = async (params, ctx) => {
     const { page, items } = pageFor(host, host.resourcePages, params.cursor, ctx);
     const listed: Record<string, unknown>[] = (await items).map((r) => r.listing(ctx.revision));
@@ -79,7 +82,7 @@ export function resourceHandlers(host: FeatureHost): Record<string, MethodHandle
 }
 
 /** What serves `uri`: the fixed resource with that uri, else the first template that matches it. */
-export function findResource(host: FeatureHost, uri: string): { target: InvocationTarget; read(ctx: Context): Promise<Record<string, unknown>> } | undefined {
+export function findResource(host: Pick<FeatureCatalog, 'resources' | 'templates'>, uri: string): { target: InvocationTarget; read(ctx: Context): Promise<Record<string, unknown>> } | undefined {
   const fixed = host.resources.get(uri);
   if (fixed) return { target: fixed.target, read: (ctx) => fixed.read(uri, ctx) };
   for (const template of host.templates.list()) {
@@ -90,7 +93,7 @@ export function findResource(host: FeatureHost, uri: string): { target: Invocati
 }
 
 /** What the templates with a `list` method the caller may see list now, as `resources/list` entries. */
-async function enumerateTemplates(host: FeatureHost, ctx: Context): Promise<Record<string, unknown>[]> {
+async function enumerateTemplates(host: Pick<FeatureCatalog, 'templates' | 'access'>, ctx: Context): Promise<Record<string, unknown>[]> {
   const listed: Record<string, unknown>[] = [];
   for (const template of await visibleTo(host, host.templates.list(), ctx)) {
     for (const item of await template.enumerate(ctx)) {

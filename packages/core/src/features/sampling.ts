@@ -19,13 +19,13 @@ import type {
   ToolResultContent,
   ToolUseContent,
 } from '../runtime/samplingTypes';
-import type { FeatureHost } from './FeatureHost';
+import type { Catalog } from '../items/Catalog';
 import { statelessRefusal } from './statelessRefusal';
 
 const DEFAULT_MAX_ITERATIONS = 10;
 
 /** What the tool loop needs of the server: it runs the tools, under the caller's rights. */
-export type ToolInvoker = ToolHost & Pick<FeatureHost, 'access'>;
+export type ToolInvoker = ToolHost & Pick<Catalog, 'access'>;
 
 /** `core:sampling`: `ctx.sample()`, with the tool loop running tools through `invoker`. */
 export function samplingPlugin(invoker: ToolInvoker): CorePlugin {

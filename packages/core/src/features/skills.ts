@@ -5,7 +5,7 @@ import type { MethodHandler } from '../runtime/Dispatcher';
 import type { CorePlugin } from '../runtime/plugins';
 import { canonicalSkillUri, digestOf, encodeSegment, fileContents, fileUri, SKILL_FILE } from '../skills';
 import type { RegisteredSkill, SkillFiles } from '../skills';
-import type { FeatureHost } from './FeatureHost';
+import type { FeatureCatalog } from './rooms';
 import { pageFor, perCaller, visibleTo } from './listFor';
 import { requireUri } from './params';
 import { routeAll } from './routeAll';
@@ -19,11 +19,14 @@ const DIRECTORY_MIME_TYPE = 'inode/directory';
 /** Children of a directory per `resources/directory/read` page. */
 const DIRECTORY_PAGE_SIZE = 100;
 
+/** What the skill methods read: the skills, their pages and their access rules. */
+export type SkillsCatalog = Pick<FeatureCatalog, 'skills' | 'skillPages' | 'access'>;
+
 /**
  * `core:skills`: `skills/list`, `skills/get` and `resources/directory/read`, and the
  * extension (with `directoryRead`) while the server serves skills, in every era.
  */
-export function skillsPlugin(host: FeatureHost): CorePlugin {
+export function skillsPlugin(host: SkillsCatalog): CorePlugin {
   return {
     name: 'core:skills',
     register(plugin) {
@@ -33,7 +36,7 @@ export function skillsPlugin(host: FeatureHost): CorePlugin {
   };
 }
 
-export function skillHandlers(host: FeatureHost): Record<string, MethodHandler> {
+export function skillHandlers(host: SkillsCatalog): Record<string, MethodHandler> {
   const list: MethodHandler = async (params, ctx) => {
     servingSkills(host, 'skills/list');
     const { page, items } = pageFor(host, host.skillPages, params.cursor, ctx);
@@ -71,7 +74,7 @@ export function skillHandlers(host: FeatureHost): Record<string, MethodHandler> 
  * The `resources/read` contents of a skill file, or undefined when no skill serves the uri. The
  * innermost skill holding the file answers, under its access rules.
  */
-export async function readSkillFile(host: FeatureHost, uri: string, ctx: Context): Promise<unknown[] | undefined> {
+export async function readSkillFile(host: Pick<FeatureCatalog, 'skills' | 'access'>, uri: string, ctx: Context): Promise<unknown[] | undefined> {
   for (const { skill, path } of host.skills.holding(uri)) {
     if (path === '') continue;
     await host.access.check(skill.target, ctx);
@@ -83,18 +86,18 @@ export async function readSkillFile(host: FeatureHost, uri: string, ctx: Context
 }
 
 /** The `resources/list` entries of the skills the caller may see: each skill's `SKILL.md`. */
-export async function skillResources(host: FeatureHost, ctx: Context): Promise<Record<string, unknown>[]> {
+export async function skillResources(host: Pick<FeatureCatalog, 'skills' | 'access'>, ctx: Context): Promise<Record<string, unknown>[]> {
   if (host.skills.size === 0) return [];
   const visible = await visibleTo(host, host.skills.registry.list(), ctx);
   return visible.map((skill) => ({ uri: skill.uri, name: skill.frontmatter.name, description: skill.frontmatter.description, mimeType: 'text/markdown' }));
 }
 
 /** Whether a uri lies in the namespace of a served skill (subscriptions accept it). */
-export function inSkillNamespace(host: FeatureHost, uri: string): RegisteredSkill | undefined {
+export function inSkillNamespace(host: Pick<FeatureCatalog, 'skills'>, uri: string): RegisteredSkill | undefined {
   return host.skills.holding(uri)[0]?.skill;
 }
 
-function servingSkills(host: FeatureHost, method: string): void {
+function servingSkills(host: SkillsCatalog, method: string): void {
   // A server without skills does not declare the extension, and its methods do not exist.
   if (host.skills.size === 0) throw new MethodNotFoundError(`Method not found: ${method} (this server serves no skills)`);
 }
@@ -129,7 +132,7 @@ async function manifestOf(skill: RegisteredSkill, files: SkillFiles): Promise<Ar
  * it, or a directory of prefix segments above skills), sorted by name; undefined when the uri
  * is no such directory. Only skills the caller may see count.
  */
-async function directoryOf(host: FeatureHost, uri: string, ctx: Context): Promise<Array<Record<string, unknown>> | undefined> {
+async function directoryOf(host: SkillsCatalog, uri: string, ctx: Context): Promise<Array<Record<string, unknown>> | undefined> {
   const children = new Map<string, Record<string, unknown>>();
   let exists = false;
   const holding = host.skills.holding(uri);

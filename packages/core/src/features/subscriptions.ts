@@ -1,13 +1,16 @@
 import { AccessDeniedError, InvalidParamsError } from '../errors';
 import type { ChangeFilter } from '../runtime/ChangeBroadcaster';
 import type { Context } from '../runtime/Context';
-import type { FeatureHost } from './FeatureHost';
+import type { FeatureCatalog, FeatureServer, TaskHost } from './rooms';
 import type { CorePlugin } from '../runtime/plugins';
 import { findResource } from './resources';
 import { inSkillNamespace } from './skills';
 import { listenToTasks } from './tasks';
 
 const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId';
+
+/** What a subscription reads of the catalog: what may be listened to, its access rules, and the changes. */
+type SubscriptionsCatalog = Pick<FeatureCatalog, 'resources' | 'templates' | 'skills' | 'access' | 'changes'>;
 
 /**
  * `core:subscriptions`: `subscriptions/listen` (2026-07-28). The answer is a stream: first
@@ -16,18 +19,18 @@ const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId';
  * request's id). It ends when the client cancels or closes it, or, with a result, when the
  * server closes.
  */
-export function subscriptionsPlugin(host: FeatureHost): CorePlugin {
+export function subscriptionsPlugin(catalog: SubscriptionsCatalog, server: Pick<FeatureServer, 'capabilities'>, tasks: Pick<TaskHost, 'tools' | 'tasks'>): CorePlugin {
   return {
     name: 'core:subscriptions',
-    register: (plugin) => plugin.route('subscriptions/listen', (params, ctx) => listen(host, params, ctx), ['modern']),
+    register: (plugin) => plugin.route('subscriptions/listen', (params, ctx) => listen(catalog, server, tasks, params, ctx), ['modern']),
   };
 }
 
-async function listen(host: FeatureHost, params: Record<string, unknown>, ctx: Context): Promise<Record<string, unknown>> {
-  const honoured = honouredFilter(params.notifications, host.capabilities(ctx.revision));
+async function listen(host: SubscriptionsCatalog, server: Pick<FeatureServer, 'capabilities'>, taskHost: Pick<TaskHost, 'tools' | 'tasks'>, params: Record<string, unknown>, ctx: Context): Promise<Record<string, unknown>> {
+  const honoured = honouredFilter(params.notifications, server.capabilities(ctx.revision));
   if (honoured.resourceSubscriptions && host.access.active) honoured.resourceSubscriptions = await readable(host, honoured.resourceSubscriptions, ctx);
   const meta = { [SUBSCRIPTION_ID_META]: ctx.requestId };
-  const tasks = await listenToTasks(host, (params.notifications as Record<string, unknown> | undefined)?.taskIds, ctx, (task) =>
+  const tasks = await listenToTasks(taskHost, (params.notifications as Record<string, unknown> | undefined)?.taskIds, ctx, (task) =>
     ctx.notifyClient('notifications/tasks', { ...task, _meta: meta }),
   );
   ctx.notifyClient('notifications/subscriptions/acknowledged', { _meta: meta, notifications: tasks ? { ...honoured, taskIds: tasks.taskIds } : honoured });
@@ -51,7 +54,7 @@ async function listen(host: FeatureHost, params: Record<string, unknown>, ctx: C
 }
 
 /** The uris whose resource the caller may read: what it may not read, it does not hear about either. */
-async function readable(host: FeatureHost, uris: readonly string[], ctx: Context): Promise<string[]> {
+async function readable(host: Pick<FeatureCatalog, 'resources' | 'templates' | 'skills' | 'access'>, uris: readonly string[], ctx: Context): Promise<string[]> {
   const allowed = await Promise.all(
     uris.map(async (uri) => {
       const target = findResource(host, uri)?.target ?? inSkillNamespace(host, uri)?.target;

@@ -4,7 +4,7 @@ import type { EraCodec } from '../eras';
 import type { RequestChannel } from '../session';
 import { RELATED_TASK_META, TASK_RUN_META, TaskQuestions } from '../tasks';
 import type { TaskOutcome, TaskRecord } from '../tasks';
-import type { FeatureHost } from './FeatureHost';
+import type { TaskHost } from './rooms';
 
 /** What a task's request keeps, under `_meta["dev.typemcp/task"]`, to run again with the same caller. */
 export interface TaskRunContext {
@@ -23,7 +23,7 @@ export function runOf(task: TaskRecord): TaskRunContext {
 }
 
 /** How a task ends when its tool threw: the era's protocol error, else an internal error (reported, its details hidden). */
-export function failure(error: unknown, codec: EraCodec, host: Pick<FeatureHost, 'reportError' | 'debug'>): TaskOutcome {
+export function failure(error: unknown, codec: EraCodec, host: Pick<TaskHost, 'reportError' | 'debug'>): TaskOutcome {
   const mapped = codec.error(error);
   if (mapped) return { status: 'failed', statusMessage: mapped.message, error: mapped.toJSON() };
   host.reportError('a task failed', error);
@@ -36,7 +36,7 @@ export function failure(error: unknown, codec: EraCodec, host: Pick<FeatureHost,
  * (`input_required`) until answered; its logs and progress go to its session's connection
  * while it is here and open, else nowhere.
  */
-export function taskChannel(host: FeatureHost, task: TaskRecord, session: string | undefined): RequestChannel {
+export function taskChannel(host: Pick<TaskHost, 'tasks' | 'sessionConnection'>, task: TaskRecord, session: string | undefined): RequestChannel {
   const taskId = task.taskId;
   const questions = new TaskQuestions(task, (key, request, signal) => host.tasks.ask(taskId, key, request, signal));
   const related = { [RELATED_TASK_META]: { taskId } };

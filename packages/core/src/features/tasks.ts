@@ -5,7 +5,7 @@ import type { MethodHandler } from '../runtime/Dispatcher';
 import type { CorePlugin } from '../runtime/plugins';
 import { ANSWER_ERROR_KEY, isTerminal, outstandingKeys, RELATED_TASK_META, TASK_RUN_META, TASKS_EXTENSION } from '../tasks';
 import type { TaskExecutor, TaskRecord, TaskStatusListener } from '../tasks';
-import type { FeatureHost } from './FeatureHost';
+import type { TaskHost } from './rooms';
 import { routeAll } from './routeAll';
 import { failure, progressTokenOf, runOf, taskChannel } from './taskRun';
 import { anyTaskTool, ownerOf } from './tasksCall';
@@ -22,7 +22,7 @@ const MAX_LISTENED_TASKS = 100;
  * `tasks/get`, `tasks/update`, `tasks/cancel` and the extension in `server/discover`. Both only
  * while some tool supports tasks; the `tools/call` branch is in tasksCall.ts.
  */
-export function tasksPlugin(host: FeatureHost): CorePlugin {
+export function tasksPlugin(host: TaskHost): CorePlugin {
   return {
     name: 'core:tasks',
     dependencies: ['core:tools'],
@@ -52,7 +52,7 @@ export function tasksPlugin(host: FeatureHost): CorePlugin {
 }
 
 /** The task methods of both eras. */
-export function taskHandlers(host: FeatureHost): Record<string, MethodHandler> {
+export function taskHandlers(host: TaskHost): Record<string, MethodHandler> {
   const { tasks } = host;
   /** `taskId key` of the questions a `tasks/result` on this replica is putting to the client now. */
   const delivering = new Set<string>();
@@ -140,7 +140,7 @@ function answersOf(value: unknown): Record<string, Record<string, unknown>> {
  * error. Unanswered (the request ended, timed out, or the connection closed), it stays
  * outstanding for the next `tasks/result`.
  */
-async function putQuestion(host: FeatureHost, task: TaskRecord, key: string, ctx: Context): Promise<void> {
+async function putQuestion(host: TaskHost, task: TaskRecord, key: string, ctx: Context): Promise<void> {
   const question = task.inputRequests![key];
   const params = question.params ?? {};
   const own = isPlainObject(params._meta) ? params._meta : {};
@@ -165,7 +165,7 @@ async function putQuestion(host: FeatureHost, task: TaskRecord, key: string, ctx
  * extension, -32602 for a malformed list.
  */
 export async function listenToTasks(
-  host: FeatureHost,
+  host: Pick<TaskHost, 'tools' | 'tasks'>,
   requested: unknown,
   ctx: Context,
   notify: (task: Record<string, unknown>) => void,
@@ -204,7 +204,7 @@ function notFound(why: string): InvalidParamsError {
 }
 
 /** The caller's task named by `params.taskId`; another caller's task is "not found", like a missing one. */
-async function lookup(host: FeatureHost, params: Record<string, unknown>, ctx: Context): Promise<TaskRecord> {
+async function lookup(host: TaskHost, params: Record<string, unknown>, ctx: Context): Promise<TaskRecord> {
   if (!ctx.revision.tasks) throw new MethodNotFoundError(`Method not found: ${ctx.method} (tasks need protocol 2025-11-25 or later)`);
   ctx.codec.tasks.admit(ctx);
   const taskId = params.taskId;
@@ -215,7 +215,7 @@ async function lookup(host: FeatureHost, params: Record<string, unknown>, ctx: C
 }
 
 /** `notifications/tasks/status` to the 2025-11-25 session a task belongs to, when this replica serves it. */
-function statusNotifier(host: FeatureHost): TaskStatusListener {
+function statusNotifier(host: TaskHost): TaskStatusListener {
   return {
     wants: (session) => session !== undefined && host.sessionConnection(session) !== undefined,
     changed(task) {
@@ -229,7 +229,7 @@ function statusNotifier(host: FeatureHost): TaskStatusListener {
 }
 
 /** Runs a task's `tools/call` here: a Context of its own, the tool, and the outcome as the task's era records it. */
-function taskExecutor(host: FeatureHost): TaskExecutor {
+function taskExecutor(host: TaskHost): TaskExecutor {
   return async (task, signal) => {
     const params = task.request.params;
     const run = runOf(task);

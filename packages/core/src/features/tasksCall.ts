@@ -4,12 +4,15 @@ import type { Context } from '../runtime/Context';
 import type { CallToolResult, ToolItem } from '../items/ToolItem';
 import { TASK_RUN_META } from '../tasks';
 import type { TaskOutcome, TaskRecord } from '../tasks';
-import type { FeatureHost } from './FeatureHost';
+import type { TaskHost } from './rooms';
 import { failure, taskChannel } from './taskRun';
 import type { TaskRunContext } from './taskRun';
 
 /** True when some enabled tool may run as a task. */
-export function anyTaskTool(host: Pick<FeatureHost, 'tools'>): boolean {
+/** What calling a tool as a task needs: the tools, the task runtime, the session its messages go to, where failures go. */
+export type TaskCallHost = Pick<TaskHost, 'tools' | 'tasks' | 'sessionConnection' | 'reportError' | 'debug'>;
+
+export function anyTaskTool(host: Pick<TaskHost, 'tools'>): boolean {
   return host.tools.list().some((tool) => tool.taskSupport !== 'forbidden');
 }
 
@@ -35,7 +38,7 @@ export type RunTool = () => CallToolResult | Promise<CallToolResult>;
  * usual. Throws the era's error when the tool and the call disagree.
  */
 export function callAsTask(
-  host: FeatureHost,
+  host: TaskCallHost,
   tool: ToolItem,
   params: Record<string, unknown>,
   ctx: Context,
@@ -58,7 +61,7 @@ export function callAsTask(
  * on as that task. A method that returns first answers the call itself, where the era allows
  * (2026-07-28); a 2025-11-25 client that asked for a task gets one, already ended.
  */
-function startThenHandOff(host: FeatureHost, ctx: Context, record: () => TaskRecord, runTool: RunTool): Promise<Record<string, unknown>> {
+function startThenHandOff(host: TaskCallHost, ctx: Context, record: () => TaskRecord, runTool: RunTool): Promise<Record<string, unknown>> {
   const { codec } = ctx;
   let outcome!: Promise<TaskOutcome>;
   let handedOff = false;
@@ -100,7 +103,7 @@ function startThenHandOff(host: FeatureHost, ctx: Context, record: () => TaskRec
 }
 
 /** A new task's record: the call, and the caller it runs for, saved to run it again elsewhere. */
-function newRecord(host: FeatureHost, tool: ToolItem, params: Record<string, unknown>, ctx: Context, owner: string, ttl: number | undefined): TaskRecord {
+function newRecord(host: TaskCallHost, tool: ToolItem, params: Record<string, unknown>, ctx: Context, owner: string, ttl: number | undefined): TaskRecord {
   // The call's own round state (2026-07-28 answers and requestState) is not the task's.
   const { task: _task, _meta, inputResponses: _answers, requestState: _state, ...rest } = params;
   const run: TaskRunContext = { protocolVersion: ctx.protocolVersion, clientCapabilities: { ...ctx.clientCapabilities } };

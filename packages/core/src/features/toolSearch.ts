@@ -6,9 +6,14 @@ import type { ToolItem } from '../items/ToolItem';
 import type { Context } from '../runtime/Context';
 import type { MethodHandler } from '../runtime/Dispatcher';
 import type { Registry } from '../runtime/Registry';
-import { callableBy } from './apps';
-import type { FeatureHost, ToolSearchService } from './FeatureHost';
-import { visibleTo } from './listFor';
+import type { CorePlugin } from '../runtime/plugins';
+import { callableBy, toolsFor } from './apps';
+import type { FeatureCatalog, FeatureServer } from './rooms';
+import { perCaller, visibleTo } from './listFor';
+import type { ToolRoutes, ToolsSeam } from './tools';
+
+/** What tool search reads: the tools and their access rules, and the server's routing of the call it runs. */
+export type ToolSearchHost = Pick<FeatureCatalog, 'tools' | 'access' | 'appTools'> & Pick<FeatureServer, 'dispatcher' | 'container'>;
 
 /** Options of tool search (`new McpServer({ toolSearch })`). */
 export interface ToolSearchOptions {
@@ -37,7 +42,7 @@ interface Indexed {
  * names, titles, descriptions and argument names, rarer words (among those tools) weighing more; the call tool runs one through the whole
  * `tools/call` path (middleware, access rules, validation). The index follows the registry.
  */
-export class ToolSearch implements ToolSearchService {
+export class ToolSearch {
   readonly searchName: string;
   readonly callName: string;
   private readonly pinned: ReadonlySet<string>;
@@ -73,19 +78,24 @@ export class ToolSearch implements ToolSearchService {
     }
   }
 
-  /** What `tools/list` shows: the two tools, then the pinned ones the caller may see. */
-  listed(visible: readonly ToolItem[]): { own: Array<Record<string, unknown>>; pinned: readonly ToolItem[] } {
-    return { own: [this.searchListing(), this.callListing()], pinned: visible.filter((tool) => this.pinned.has(tool.name)) };
+  /** The list with tool search: the two tools, then the pinned ones the caller may see, on one page. */
+  async list(host: ToolSearchHost, params: Record<string, unknown>, ctx: Context): Promise<Record<string, unknown>> {
+    if (params.cursor !== undefined) throw new InvalidParamsError('Invalid cursor: this list has one page');
+    const visible = await visibleTo(host, host.tools.list(), ctx);
+    const pinned = visible.filter((tool) => this.pinned.has(tool.name));
+    const shown = host.appTools ? toolsFor(pinned, ctx) : pinned.map((tool) => tool.listing(ctx.revision));
+    if (host.appTools) ctx.hintResult({ cacheScope: 'private' });
+    return perCaller({ tools: [this.searchListing(), this.callListing(), ...shown] }, host, ctx);
   }
 
   /** `tools/call` of one of the two tools. */
-  async call(host: FeatureHost, toolsCall: MethodHandler, params: Record<string, unknown>, ctx: Context): Promise<Record<string, unknown>> {
+  async call(host: ToolSearchHost, toolsCall: MethodHandler, params: Record<string, unknown>, ctx: Context): Promise<Record<string, unknown>> {
     const args = (params.arguments ?? {}) as Record<string, unknown>;
     if (typeof args !== 'object' || args === null || Array.isArray(args)) return errorResult(`Invalid arguments for tool "${String(params.name)}": "arguments" must be an object`);
     return params.name === this.searchName ? this.search(host, args, ctx) : this.callFound(host, toolsCall, args, ctx);
   }
 
-  private async search(host: FeatureHost, args: Record<string, unknown>, ctx: Context): Promise<Record<string, unknown>> {
+  private async search(host: ToolSearchHost, args: Record<string, unknown>, ctx: Context): Promise<Record<string, unknown>> {
     const { query, limit } = args;
     const unknown = Object.keys(args).filter((key) => key !== 'query' && key !== 'limit');
     if (typeof query !== 'string' || query.trim() === '' || query.length > MAX_QUERY) return errorResult(`Invalid arguments for tool "${this.searchName}": "query" must be a non-empty string of at most ${MAX_QUERY} characters`);
@@ -121,7 +131,7 @@ export class ToolSearch implements ToolSearchService {
     return result;
   }
 
-  private async callFound(host: FeatureHost, toolsCall: MethodHandler, args: Record<string, unknown>, ctx: Context): Promise<Record<string, unknown>> {
+  private async callFound(host: ToolSearchHost, toolsCall: MethodHandler, args: Record<string, unknown>, ctx: Context): Promise<Record<string, unknown>> {
     const { name } = args;
     if (typeof name !== 'string') return errorResult(`Invalid arguments for tool "${this.callName}": "name" must be the name of a tool that ${this.searchName} found`);
     if (this.owns(name)) return errorResult(`Invalid arguments for tool "${this.callName}": "${name}" is not a tool to call through it`);
@@ -191,6 +201,26 @@ export class ToolSearch implements ToolSearchService {
   }
 }
 
+/**
+ * `core:tool-search`, added when the server has the `toolSearch` option: in front of the tool
+ * methods (the tools feature's seam), `tools/list` lists the two search tools and the pinned
+ * ones, and `tools/call` answers the two; every other call goes on to the tools.
+ */
+export function toolSearchPlugin(search: ToolSearch, host: ToolSearchHost, seam: ToolsSeam): CorePlugin {
+  return {
+    name: 'core:tool-search',
+    register() {
+      seam.layer((inner) => {
+        const routes: ToolRoutes = {
+          list: (params, ctx) => search.list(host, params, ctx),
+          // call_tool runs the found tool's tools/call as routed, this layer included.
+          call: (params, ctx) => (typeof params.name === 'string' && search.owns(params.name) ? search.call(host, routes.call, params, ctx) : inner.call(params, ctx)),
+        };
+        return routes;
+      });
+    },
+  };
+}
 
 /** Lowercase words, camelCase and snake_case split: "getWeather_forecast" → get, weather, forecast. */
 function termsOf(text: string): string[] {

@@ -26,15 +26,15 @@ export class McpServer {
   readonly resources: ResourcesControl;
   /** Log messages outside any request, to every initialized session (each by its own level). */
   readonly log: Logger;
-  /** @internal What serves the server: registries, dispatcher, plugins, connections. */
+  /** @internal What serves the server: its catalog, its sessions, the dispatcher and the plugins. */
   readonly runtime: ServerRuntime;
 
   constructor(options: McpServerOptions) {
     const runtime = (this.runtime = new ServerRuntime(options));
-    this.tools = listControl(runtime.tools);
-    this.prompts = listControl(runtime.prompts);
-    this.resources = { ...resourceListControl(runtime.resources, runtime.templates), notifyUpdated: (uri) => runtime.notifyUpdated(uri) };
-    this.log = runtime.log;
+    this.tools = listControl(runtime.catalog.tools);
+    this.prompts = listControl(runtime.catalog.prompts);
+    this.resources = { ...resourceListControl(runtime.catalog.resources, runtime.catalog.templates), notifyUpdated: (uri) => runtime.catalog.notifyUpdated(uri) };
+    this.log = runtime.sessions.log;
   }
 
   /**
@@ -83,7 +83,7 @@ export class McpServer {
       ? new McpServer({ name: options?.namespace ?? 'mounted', version: '0.0.0', providers: source as Constructor[], container: this.runtime.container })
       : (source as McpServer);
     if (!(child instanceof McpServer)) throw new DefinitionError('INVALID_OPTION', 'server.mount: source must be an McpServer or an array of provider classes');
-    const mount = this.runtime.mount(child.runtime, options);
+    const mount = this.runtime.catalog.mount(child.runtime.catalog, options);
     return { namespace: mount.namespace, server: child, unmount: () => mount.detach() };
   }
 
@@ -95,7 +95,7 @@ export class McpServer {
    * Under a new name the original is hidden unless `keepOriginal`. Returns the server.
    */
   transformTool(name: string, transform: ToolTransform): this {
-    transformTool(this.runtime, this.runtime.tools, name, transform, (newName, where) => this.runtime.checkToolName(newName, where));
+    transformTool(this.runtime, this.runtime.catalog.tools, name, transform, (newName, where) => this.runtime.catalog.checkToolName(newName, where));
     return this;
   }
 
@@ -107,7 +107,7 @@ export class McpServer {
    * (clients hear list_changed), `remove()` takes them all out.
    */
   remote(items: RemoteItems): RemoteCatalog {
-    return this.runtime.remote(items);
+    return this.runtime.catalog.remote(items);
   }
 
   /**
@@ -178,7 +178,7 @@ export class McpServer {
 
   /** Live handshake-era sessions. */
   get sessions(): Session[] {
-    return this.runtime.sessions;
+    return this.runtime.sessions.live;
   }
 }
 

@@ -1,6 +1,5 @@
 import type { AddressInfo } from 'node:net';
 import { DefinitionError } from '../errors';
-import { AuthenticationService } from '../access';
 import { createNodeHandler } from '../transports/http/node';
 import { StdioTransport } from '../transports/StdioTransport';
 import type { HttpListenOptions, ListenAddress, StdioListenOptions } from './options';
@@ -17,7 +16,7 @@ export async function listenStdio(server: ServerRuntime, options: StdioListenOpt
   }
   const transport = new StdioTransport(options);
   // stdio carries no credentials: the authentication says who the local caller is.
-  await server.connect(transport, { principal: server.service(AuthenticationService)?.localPrincipal });
+  await server.connect(transport, { principal: server.authentication?.localPrincipal });
   if (options.handleSignals ?? true) closeOnSignals(server);
 }
 
@@ -28,7 +27,7 @@ export async function listenHttp(server: ServerRuntime, options: HttpListenOptio
   // node:http is loaded only by servers that listen over HTTP.
   const { createServer }: typeof import('node:http') = require('node:http');
   const http = createServer((req, res) => void handler(req, res));
-  server.addListener({
+  server.sessions.addListener({
     stop: () => new Promise<void>((resolve) => http.close(() => resolve())),
     drop: () => http.closeAllConnections(),
   });

@@ -1,5 +1,5 @@
 import { DefinitionError } from '../errors';
-import type { FeatureHost } from '../features/FeatureHost';
+import type { Catalog } from '../items/Catalog';
 import { buildPrompt } from '../items/buildPrompt';
 import { buildResource } from '../items/buildResource';
 import { buildTool } from '../items/buildTool';
@@ -8,6 +8,7 @@ import type { Completer, ItemHost } from '../items/ItemHost';
 import { metadataStore } from '../metadata';
 import type { CompletionDefinition, Constructor } from '../metadata';
 import { buildSkill } from '../skills';
+import type { SkillCatalog } from '../skills';
 import type { InvocationTarget } from '../runtime/middleware';
 import type { Registry } from '../runtime/Registry';
 
@@ -15,10 +16,10 @@ import type { Registry } from '../runtime/Registry';
  * The registries a provider class adds to (the features', with completions that may grow),
  * and the server its items are served by.
  */
-export type ProviderRegistries = Pick<FeatureHost, 'tools' | 'resources' | 'templates' | 'prompts' | 'skills' | 'access'> &
-  ItemHost & {
-    readonly completions: Map<string, Completer>;
-  };
+export type ProviderRegistries = Catalog & {
+  readonly skills: SkillCatalog;
+  readonly completions: Map<string, Completer>;
+};
 
 /**
  * Builds everything a provider class declares (tools, resources, templates, prompts, skills,
@@ -28,10 +29,10 @@ export type ProviderRegistries = Pick<FeatureHost, 'tools' | 'resources' | 'temp
  */
 export function registerProvider(
   registries: ProviderRegistries,
+  host: ItemHost,
   provider: Constructor,
 ): { commit(): void; completions: number; keys: Array<{ kind: 'tool' | 'prompt' | 'resource' | 'template' | 'skill'; key: string; at: string }> } {
   const origin = (methodName: string) => `${provider.name}.${methodName}`;
-  const host: ItemHost = registries;
   const invoke = (target: InvocationTarget, args: readonly unknown[], ctx: Parameters<ItemHost['invoke']>[2]) => host.invoke(target, args, ctx);
   const tools = metadataStore.definitionsOf(provider, 'tool').map((d) => ({ item: buildTool(d, provider, host), at: origin(d.methodName) }));
   const resources = metadataStore.definitionsOf(provider, 'resource').map((d) => ({ built: buildResource(d, provider, host), at: origin(d.methodName) }));

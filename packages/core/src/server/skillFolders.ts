@@ -9,12 +9,11 @@ export interface SkillFolderReader {
   watch: typeof watchSkillFolder;
 }
 
-/** What serving a folder of skills needs of the runtime. */
-export interface SkillFolderHost {
+/** What serving a folder of skills needs of the catalog: the skills, their access rules, their subscribers, where failures go. */
+export interface SkillFolderCatalog {
   readonly skills: SkillCatalog;
   readonly access: AccessPolicy;
   notifyUpdated(uri: string): void;
-  onClosing(hook: () => void): void;
   reportError(what: string, error: unknown): void;
 }
 
@@ -23,7 +22,14 @@ export interface SkillFolderHost {
  * watched, read again after every change; a reload that fails keeps the skills served before
  * it. Skills that did not change stay as they were; subscribers of changed files hear of it.
  */
-export function serveSkillFolder(host: SkillFolderHost, reader: SkillFolderReader, folder: string, options: SkillFolderOptions): void {
+export function serveSkillFolder(
+  host: SkillFolderCatalog,
+  /** Where the watch is stopped: as soon as the server starts closing. */
+  onClosing: (hook: () => void) => void,
+  reader: SkillFolderReader,
+  folder: string,
+  options: SkillFolderOptions,
+): void {
   const origin = `server.skills(${JSON.stringify(folder)})`;
   let current = reader.read(folder, options);
   host.access.register(current.map((skill) => skill.target));
@@ -40,7 +46,7 @@ export function serveSkillFolder(host: SkillFolderHost, reader: SkillFolderReade
       host.reportError(`${origin}: reloading the skills failed; the skills read before are still served`, error);
     }
   });
-  host.onClosing(stop);
+  onClosing(stop);
 }
 
 /** `next`, with each skill equal to one of `previous` replaced by that one (its manifest stays cached). */

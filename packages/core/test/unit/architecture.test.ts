@@ -226,6 +226,10 @@ describe('the architecture of @typemcp/core', () => {
     expect(text.get('server/McpServer.ts')!.split('\n').length).toBeLessThanOrEqual(250);
   });
 
+  it('keeps ServerRuntime the wiring of its rooms (the catalog, the sessions): 250 lines at most', () => {
+    expect(text.get('server/ServerRuntime.ts')!.split('\n').length).toBeLessThanOrEqual(250);
+  });
+
   it('gives plugins seams of equal rank: the plugin host names no plugin and no service', () => {
     const host = code('runtime/plugins.ts');
     expect(host).not.toMatch(/\bauthenticat|\bcluster|@typemcp\//i);

@@ -1,0 +1,55 @@
+import { modernSettings } from '../eras';
+import type { ModernSettings, ServerDescription } from '../eras';
+import { DefinitionError } from '../errors';
+import { isLoggingLevel } from '../runtime/Logger';
+import { LOGGING_LEVELS } from '../session';
+import type { LoggingLevel } from '../session';
+import type { McpServerOptions } from './options';
+
+/** The options of a server as it runs with them: checked, with their defaults. */
+export interface ServerSettings {
+  readonly debug: boolean;
+  readonly info: ServerDescription['info'];
+  readonly serverInfo: { readonly name: string; readonly version: string };
+  readonly instructions: string | undefined;
+  readonly modern: ModernSettings;
+  /** Log threshold for sessions that never sent `logging/setLevel`. */
+  readonly defaultLogLevel: LoggingLevel;
+  readonly logRateLimit: number;
+  readonly requestTimeoutMs: number;
+  readonly maxRequestsInFlight: number;
+  readonly maxBatchSize: number;
+}
+
+/** Checks a server's options (an invalid one throws INVALID_OPTION) and fills in the defaults. */
+export function settingsOf(options: McpServerOptions): ServerSettings {
+  const pageSize = options.pageSize;
+  if (pageSize !== undefined && pageSize !== false && !(Number.isInteger(pageSize) && pageSize > 0)) {
+    throw new DefinitionError('INVALID_OPTION', `McpServer: pageSize must be a positive integer or false, not ${String(pageSize)}`);
+  }
+  if (options.logLevel !== undefined && !isLoggingLevel(options.logLevel)) {
+    throw new DefinitionError('INVALID_OPTION', `McpServer: logLevel must be one of ${LOGGING_LEVELS.join(', ')}, not ${JSON.stringify(options.logLevel)}`);
+  }
+  const rate = options.logRateLimit;
+  if (rate !== undefined && !(typeof rate === 'number' && rate > 0 && Number.isFinite(rate))) {
+    throw new DefinitionError('INVALID_OPTION', `McpServer: logRateLimit must be a positive number of messages per second, not ${String(rate)}`);
+  }
+  return {
+    debug: options.debug ?? false,
+    info: { name: options.name, version: options.version, title: options.title, description: options.description, websiteUrl: options.websiteUrl, icons: options.icons },
+    serverInfo: { name: options.name, version: options.version },
+    instructions: options.instructions,
+    modern: modernSettings(options),
+    defaultLogLevel: options.logLevel ?? 'info',
+    logRateLimit: options.logRateLimit ?? 100,
+    requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+    maxRequestsInFlight: positiveInteger(options.maxRequestsInFlight, 1000, 'maxRequestsInFlight'),
+    maxBatchSize: positiveInteger(options.maxBatchSize, 100, 'maxBatchSize'),
+  };
+}
+
+function positiveInteger(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!(Number.isInteger(value) && value > 0)) throw new DefinitionError('INVALID_OPTION', `McpServer: ${name} must be a positive integer, not ${String(value)}`);
+  return value;
+}
