@@ -51,7 +51,7 @@ export function corePlugins({ catalog, server, sessions, items, toolSearch }: Fe
     sessionConnection: (sessionId) => sessions.sessionConnection(sessionId),
   };
   const seam = new ToolsSeam();
-  const search = toolSearch && toolSearchPlugin(toolSearch, { tools: catalog.tools, access: catalog.access, get appTools() { return catalog.appTools; }, dispatcher: server.dispatcher, container: server.container }, seam);
+  const search = toolSearch && toolSearchPlugin(toolSearch, catalog, server, seam);
   return [
     pingPlugin,
     discoverPlugin(server),

@@ -206,7 +206,22 @@ export class ToolSearch {
  * methods (the tools feature's seam), `tools/list` lists the two search tools and the pinned
  * ones, and `tools/call` answers the two; every other call goes on to the tools.
  */
-export function toolSearchPlugin(search: ToolSearch, host: ToolSearchHost, seam: ToolsSeam): CorePlugin {
+export function toolSearchPlugin(
+  search: ToolSearch,
+  catalog: Pick<FeatureCatalog, 'tools' | 'access' | 'appTools'>,
+  server: Pick<FeatureServer, 'dispatcher' | 'container'>,
+  seam: ToolsSeam,
+): CorePlugin {
+  const host: ToolSearchHost = {
+    tools: catalog.tools,
+    access: catalog.access,
+    // Whether some tool has a UI changes with the tools: asked each time.
+    get appTools() {
+      return catalog.appTools;
+    },
+    dispatcher: server.dispatcher,
+    container: server.container,
+  };
   return {
     name: 'core:tool-search',
     register() {
