@@ -14,7 +14,6 @@ import { MountedPrompt, MountedResource, MountedSkill, MountedTemplate, MountedT
 import type { MountLink } from './mountedItems';
 import { checkNamespace, mountedName, mountedUri } from './names';
 import type { MountedNames } from './names';
-import { transformedFrom } from './transformTool';
 
 /** What a mount needs of a server, as the parent and as the mounted one. */
 export interface Mountable extends Catalog {
@@ -158,9 +157,9 @@ export class Mount implements MountLink {
     const gone = new Set(mine);
     for (let grew = true; grew; ) {
       grew = false;
-      for (const { name, item } of tools.registered()) {
-        const from = transformedFrom(item);
-        if (!gone.has(name) && from !== undefined && gone.has(from)) {
+      // A renamed transform follows the name it was made from; one under its own name is that name's cover.
+      for (const { name, follows } of tools.registered()) {
+        if (!gone.has(name) && follows !== undefined && gone.has(follows)) {
           gone.add(name);
           grew = true;
         }

@@ -42,14 +42,6 @@ export interface ToolTransform {
 }
 
 
-/** The name of the tool each transform was made from: Mount.detach takes the transforms of the tools it took. */
-const madeFrom = new WeakMap<ToolItem, string>();
-
-/** The name of the tool `tool` was made from, when it is a transform. */
-export function transformedFrom(tool: ToolItem): string | undefined {
-  return madeFrom.get(tool);
-}
-
 /**
  * Adds a tool made from `name` (a local, mounted or remote tool): clients see its new name,
  * description and arguments and are validated against that schema; the original's own
@@ -122,7 +114,6 @@ export function transformTool(
     plainListing: perRevision((revision) => rename(original.plainListing(revision))),
     call: (args, ctx) => callChecked(newName, validator, args, ctx, run),
   };
-  madeFrom.set(made, name);
   if (newName === name) {
     tools.cover(name, made);
   } else {

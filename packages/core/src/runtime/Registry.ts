@@ -49,7 +49,10 @@ export class Registry<T> {
   /** The enabled item with that name, as clients see it (a cover's item, or none). */
   get(name: string): T | undefined {
     const entry = this.entries.get(name);
-    if (!entry?.enabled || !this.present(entry)) return undefined;
+    if (!entry?.enabled) return undefined;
+    // The common case, on every call: nothing covered, nothing followed.
+    if (this.covers.size === 0 && entry.follows === undefined) return entry.item;
+    if (!this.present(entry)) return undefined;
     const cover = this.covers.get(name);
     return cover ? (cover.shown ? cover.item : undefined) : entry.item;
   }
@@ -147,11 +150,9 @@ export class Registry<T> {
     return all;
   }
 
-  /** Every registration as registered (covered, following a name that is gone, or not), and every cover's item. */
-  registered(): Array<{ name: string; item: T }> {
-    const registered = [...this.entries].map(([name, { item }]) => ({ name, item }));
-    for (const [name, { item }] of this.covers) if (item !== undefined) registered.push({ name, item });
-    return registered;
+  /** Every registration as registered (covered, following a name that is gone, or not), with the name it follows. */
+  registered(): Array<{ name: string; item: T; follows: string | undefined }> {
+    return [...this.entries].map(([name, { item, follows }]) => ({ name, item, follows }));
   }
 
   /** Whether every name in an entry's chain of followed names has a registration. */
