@@ -122,7 +122,7 @@ function namesIn(value: unknown): string[] {
 }
 
 /** What a failed check tells the client, when the token is at fault; undefined when it is not. */
-function refusalOf(error: unknown): Error | undefined {
+export function refusalOf(error: unknown): Error | undefined {
   const refuse = (why: string) => new AccessDeniedError('invalid_token', `Invalid token: ${why}`);
   if (error instanceof errors.JWTExpired) return refuse('it has expired');
   if (error instanceof errors.JWTClaimValidationFailed) {

@@ -40,7 +40,9 @@ export const auth: Plugin<AuthOptions> = {
           throw error;
         }
       },
-      challenge: (challenge) => bearerChallenge(metadata.url, challenge),
+      // Without credentials the client learns which scopes to ask for (MCP authorization, scope selection).
+      challenge: (challenge) =>
+        bearerChallenge(metadata.url, challenge.error === undefined && (challenge.scopes ?? []).length === 0 ? { scopes: options.defaultScopes ?? options.scopesSupported } : challenge),
       allowAnonymous: options.allowAnonymous ?? false,
       localPrincipal: options.stdio,
       documents: new Map(metadata.paths.map((path) => [path, metadata.document])),

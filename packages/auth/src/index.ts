@@ -1,2 +1,3 @@
 export { auth } from './auth';
 export type { AuthOptions } from './options';
+export * from './signin';

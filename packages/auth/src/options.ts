@@ -33,6 +33,11 @@ export interface AuthOptions {
   rolesClaim?: string;
   /** `scopes_supported` of the metadata document: the scopes a client may ask for. */
   scopesSupported?: string[];
+  /**
+   * The scopes a client without a token is told to ask for: the `scope` of the 401 challenge
+   * (MCP clients request these first). Default `scopesSupported`.
+   */
+  defaultScopes?: string[];
   /** `resource_name` of the metadata document: a name for people. */
   resourceName?: string;
   /** `resource_documentation` of the metadata document: a page about the server. */

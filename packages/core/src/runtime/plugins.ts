@@ -74,6 +74,12 @@ export interface PluginHost {
    * the request's principal. An unknown stage, or a name already taken, is refused.
    */
   httpStage(stage: HttpStage): void;
+  /**
+   * The scopes the server's tools, resources, prompts and completions need now (`@Scopes`,
+   * and the access rules of mounted and remote items), in the order first declared: what an
+   * authorization server offers its clients.
+   */
+  declaredScopes(): string[];
   /** Reports an error as the server does (its `onError`, or stderr). */
   reportError(what: string, error: unknown): void;
 }
@@ -128,6 +134,8 @@ export interface PluginTarget {
   /** Why an HTTP stage cannot be placed (among the server's and those `added` with it), or undefined when it can. */
   httpStageRefusal(stage: HttpStage, added: readonly HttpStage[]): { code: DefinitionErrorCode; message: string } | undefined;
   hasExtension(name: string): boolean;
+  /** The scopes the server's targets need now. */
+  declaredScopes(): string[];
   /** True when a plugin already provided this service. */
   hasService(service: ServiceKey<unknown>): boolean;
   /** Why the server cannot take this service, or undefined when it can. */
@@ -253,6 +261,7 @@ export class PluginRegistry {
         if (refused) throw new DefinitionError(refused.code, `${where}: ${refused.message}`);
         additions.httpStages.push(stage);
       },
+      declaredScopes: () => this.target.declaredScopes(),
       reportError: (what, error) => this.target.reportError(`${where}: ${what}`, error),
     };
   }

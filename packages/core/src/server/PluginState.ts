@@ -12,6 +12,8 @@ export interface PluginStateWiring {
   readonly dispatcher: Dispatcher;
   /** Whether the server has `requestState.secret`, which a cluster needs. */
   readonly hasRequestStateSecret: boolean;
+  /** The scopes the server's targets need now. */
+  declaredScopes(): string[];
   reportError(what: string, error: unknown): void;
   /** What of a plugin's additions other parts of the server take (services, routes, observers). */
   applyElsewhere(additions: PluginAdditions): void;
@@ -36,6 +38,10 @@ export class PluginState implements PluginTarget {
   private readonly described = new Map<Revision, { capabilities: Record<string, unknown>; extensions: Record<string, unknown> }>();
 
   constructor(private readonly wiring: PluginStateWiring) {}
+
+  declaredScopes(): string[] {
+    return this.wiring.declaredScopes();
+  }
 
   get serverInfo(): { readonly name: string; readonly version: string } {
     return this.wiring.serverInfo;

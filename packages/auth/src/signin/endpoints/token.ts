@@ -1,0 +1,147 @@
+import type { HttpStageReply, HttpStageRequest } from '@typemcp/core';
+import { AccessDeniedError } from '@typemcp/core';
+import type { OAuthClient } from '../clients/Client';
+import { jsonReply, oauthError, readForm, singleParams } from '../http';
+import type { ServerParts } from '../parts';
+import type { Grant } from '../store/SignInStore';
+import { randomToken, sha256, verifierMatches } from '../tokens/secrets';
+import { authenticateClient, InvalidClientError } from './clientAuth';
+
+/** `POST /oauth/token`: the authorization code and refresh token grants. */
+export async function token(parts: ServerParts, request: HttpStageRequest): Promise<HttpStageReply> {
+  const params = await clientRequest(request);
+  if (!(params instanceof Map)) return params;
+  let client: OAuthClient;
+  try {
+    client = await authenticateClient(parts.clients, params, request.headers.get('authorization'));
+  } catch (error) {
+    if (error instanceof InvalidClientError) return invalidClient(error.message);
+    throw error;
+  }
+  const grantType = params.get('grant_type');
+  if (grantType === 'authorization_code') return exchangeCode(parts, client, params);
+  if (grantType === 'refresh_token') return refresh(parts, client, params);
+  return oauthError(400, 'unsupported_grant_type', grantType === undefined ? 'grant_type is required' : `the grant type ${grantType} is not supported`);
+}
+
+/** `POST /oauth/revoke` (RFC 7009): a refresh or access token of the client ends its grant. Unknown tokens are answered 200 too. */
+export async function revoke(parts: ServerParts, request: HttpStageRequest): Promise<HttpStageReply> {
+  const params = await clientRequest(request);
+  if (!(params instanceof Map)) return params;
+  let client: OAuthClient;
+  try {
+    client = await authenticateClient(parts.clients, params, request.headers.get('authorization'));
+  } catch (error) {
+    if (error instanceof InvalidClientError) return invalidClient(error.message);
+    throw error;
+  }
+  const token = params.get('token');
+  if (token === undefined) return oauthError(400, 'invalid_request', 'token is required');
+  const grantId = await grantOfToken(parts, token);
+  if (grantId !== undefined) {
+    const grant = await parts.settings.store.grants.get(grantId);
+    // Another client's token is not this client's to end (RFC 7009 §2.1); it learns nothing either way.
+    if (grant !== undefined && grant.clientId === client.clientId) await parts.settings.store.grants.revoke(grantId);
+  }
+  return jsonReply(200, {});
+}
+
+async function exchangeCode(parts: ServerParts, client: OAuthClient, params: Map<string, string>): Promise<HttpStageReply> {
+  const { store } = parts.settings;
+  const code = params.get('code');
+  const redirectUri = params.get('redirect_uri');
+  const verifier = params.get('code_verifier');
+  if (code === undefined || redirectUri === undefined || verifier === undefined) return oauthError(400, 'invalid_request', 'code, redirect_uri and code_verifier are required');
+  const taken = await store.codes.take(await sha256(code));
+  if (taken === undefined) return invalidGrant('the code is unknown or expired');
+  const issued = taken.code;
+  if (!taken.firstUse) {
+    // RFC 6749 §4.1.2: a code presented twice was stolen or replayed; what it gave is revoked.
+    await store.grants.revoke(issued.grantId);
+    return invalidGrant('the code was already used; the tokens issued for it are revoked');
+  }
+  if (issued.clientId !== client.clientId) return invalidGrant('the code was issued to another client');
+  if (issued.redirectUri !== redirectUri) return invalidGrant('redirect_uri differs from the authorization request');
+  if (!(await verifierMatches(verifier, issued.codeChallenge))) return invalidGrant('the code_verifier does not match the code_challenge (PKCE)');
+  const resource = params.get('resource');
+  if (resource !== undefined && resource !== issued.resource) return oauthError(400, 'invalid_target', `the code was issued for ${issued.resource}`);
+  const refreshToken = `${issued.grantId}.${randomToken()}`;
+  const grant: Grant = {
+    id: issued.grantId,
+    clientId: client.clientId,
+    user: issued.user,
+    scopes: issued.scopes,
+    resource: issued.resource,
+    refreshHash: await sha256(refreshToken),
+    usedRefreshHashes: [],
+    refreshExpiresAt: nowSec(parts) + parts.settings.refreshTokenTtlSec,
+    revoked: false,
+  };
+  await store.grants.add(grant, parts.settings.refreshTokenTtlSec);
+  if (client.origin === 'registered') await store.clients.markUsed(client.clientId);
+  return tokenReply(parts, grant, grant.scopes, refreshToken);
+}
+
+async function refresh(parts: ServerParts, client: OAuthClient, params: Map<string, string>): Promise<HttpStageReply> {
+  const { store } = parts.settings;
+  const presented = params.get('refresh_token');
+  if (presented === undefined) return oauthError(400, 'invalid_request', 'refresh_token is required');
+  const grant = await store.grants.get(presented.split('.')[0]);
+  const hash = await sha256(presented);
+  if (grant === undefined || grant.clientId !== client.clientId) return invalidGrant('the refresh token is unknown, expired or not this client\'s');
+  if (grant.revoked) return invalidGrant('the grant was revoked; sign in again');
+  if (grant.usedRefreshHashes.includes(hash)) {
+    // Rotation (OAuth 2.1 §4.3.1): an old refresh token came back, so one of its holders is not the client.
+    await store.grants.revoke(grant.id);
+    return invalidGrant('the refresh token was already used; the grant is revoked, sign in again');
+  }
+  if (hash !== grant.refreshHash) return invalidGrant('the refresh token is unknown, expired or not this client\'s');
+  if (grant.refreshExpiresAt <= nowSec(parts)) return invalidGrant('the refresh token expired; sign in again');
+  const resource = params.get('resource');
+  if (resource !== undefined && resource !== grant.resource) return oauthError(400, 'invalid_target', `the grant is for ${grant.resource}`);
+  const asked = params.get('scope')?.split(' ').filter((scope) => scope !== '');
+  const beyond = (asked ?? []).filter((scope) => !grant.scopes.includes(scope));
+  if (beyond.length > 0) return oauthError(400, 'invalid_scope', `the grant does not include ${beyond.join(' ')}; ask for it with a new authorization`);
+  const next = `${grant.id}.${randomToken()}`;
+  const refreshExpiresAt = nowSec(parts) + parts.settings.refreshTokenTtlSec;
+  if (!(await store.grants.rotate(grant.id, hash, { refreshHash: await sha256(next), refreshExpiresAt }, parts.settings.refreshTokenTtlSec))) {
+    // Another exchange of the same token won the race: one of the two is a replay.
+    await store.grants.revoke(grant.id);
+    return invalidGrant('the refresh token was used twice at once; the grant is revoked, sign in again');
+  }
+  return tokenReply(parts, grant, asked !== undefined && asked.length > 0 ? asked : grant.scopes, next);
+}
+
+async function tokenReply(parts: ServerParts, grant: Grant, scopes: readonly string[], refreshToken: string): Promise<HttpStageReply> {
+  const access = await parts.accessTokens.issue({ grantId: grant.id, clientId: grant.clientId, user: grant.user, scopes, resource: grant.resource });
+  return jsonReply(200, { access_token: access.token, token_type: 'Bearer', expires_in: access.expiresIn, refresh_token: refreshToken, scope: scopes.join(' ') });
+}
+
+/** The grant a refresh token or an access token of this server belongs to. */
+async function grantOfToken(parts: ServerParts, token: string): Promise<string | undefined> {
+  if (token.split('.').length === 2) {
+    const grant = await parts.settings.store.grants.get(token.split('.')[0]);
+    const hash = await sha256(token);
+    return grant !== undefined && (grant.refreshHash === hash || grant.usedRefreshHashes.includes(hash)) ? grant.id : undefined;
+  }
+  try {
+    return (await parts.accessTokens.verify(token, parts.settings.resource)).grantId;
+  } catch (error) {
+    if (error instanceof AccessDeniedError) return undefined;
+    throw error;
+  }
+}
+
+/** The form of a client's POST, or the error to answer. */
+async function clientRequest(request: HttpStageRequest): Promise<Map<string, string> | HttpStageReply> {
+  if (request.method !== 'POST') return oauthError(405, 'invalid_request', 'use POST', { allow: 'POST' });
+  try {
+    return singleParams(await readForm(request));
+  } catch (error) {
+    return oauthError(400, 'invalid_request', (error as Error).message);
+  }
+}
+
+const invalidGrant = (description: string) => oauthError(400, 'invalid_grant', description);
+const invalidClient = (description: string) => oauthError(401, 'invalid_client', description, { 'www-authenticate': 'Basic realm="oauth"' });
+const nowSec = (parts: ServerParts) => Math.floor(parts.settings.now() / 1000);

@@ -1,0 +1,44 @@
+import { AccessDeniedError, AuthenticationService } from '@typemcp/core';
+import type { Authentication, Plugin, Principal } from '@typemcp/core';
+import { bearerChallenge, bearerToken } from '../challenge';
+import { AuthorizationServer } from './AuthorizationServer';
+import type { SignInOptions } from './options';
+import { settingsOf } from './settings';
+
+/**
+ * Sign-in for a remote MCP server: an OAuth 2.1 authorization server served beside the MCP
+ * endpoint (metadata, authorization with PKCE and consent, tokens, registration, revocation,
+ * keys), and the resource server that accepts what it issues. Clients register by a Client
+ * ID Metadata Document or by Dynamic Client Registration; who the user is stays the app's
+ * (`authenticate`). Add with `server.plugin(signIn, { resource, authenticate, secret })`.
+ */
+export const signIn: Plugin<SignInOptions> = {
+  name: '@typemcp/auth/sign-in',
+  version: '0.1.0',
+  register(host, options) {
+    const settings = settingsOf(options);
+    const server = new AuthorizationServer(settings, options.metadataDocuments, () => host.declaredScopes(), options.serviceName ?? host.serverInfo.name);
+    host.httpStage({ name: 'sign-in', before: 'documents', handle: (request) => server.handle(request) });
+    const authentication: Authentication = {
+      async authenticate(req) {
+        let token: string | undefined;
+        try {
+          token = bearerToken(req.headers.get('authorization') ?? undefined);
+        } catch (error) {
+          throw new AccessDeniedError('invalid_token', `Invalid token: ${(error as Error).message}`);
+        }
+        if (token === undefined) return undefined;
+        const verified = await server.accessTokens.verify(token, settings.resource);
+        const grant = await settings.store.grants.get(verified.grantId);
+        if (grant === undefined || grant.revoked) throw new AccessDeniedError('invalid_token', 'Invalid token: its grant was revoked or has ended; sign in again');
+        return verified.principal satisfies Principal;
+      },
+      // Without credentials the client learns which scopes to ask for (MCP authorization, scope selection).
+      challenge: (challenge) =>
+        bearerChallenge(settings.endpoints.resourceMetadataUrl, challenge.error === undefined && (challenge.scopes ?? []).length === 0 ? { scopes: server.defaultScopes() } : challenge),
+      allowAnonymous: options.allowAnonymous ?? false,
+      localPrincipal: options.stdio,
+    };
+    host.provide(AuthenticationService, authentication);
+  },
+};

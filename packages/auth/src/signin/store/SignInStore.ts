@@ -1,0 +1,131 @@
+import type { OAuthClient } from '../clients/Client';
+
+/** A user as the authorization server records them in grants and tokens. */
+export interface GrantUser {
+  /** Stable and unique: the tokens' `sub`, the handlers' `ctx.principal.subject`. */
+  readonly id: string;
+  /** For the `roles` claim that `@Roles` reads. */
+  readonly roles?: readonly string[];
+}
+
+/** An authorization request the user is being asked to approve. */
+export interface PendingAuthorization {
+  readonly id: string;
+  /** Echoed by the consent form: a cross-site page cannot know it. */
+  readonly csrf: string;
+  readonly clientId: string;
+  readonly redirectUri: string;
+  readonly state: string | undefined;
+  readonly codeChallenge: string;
+  readonly scopes: readonly string[];
+  readonly resource: string;
+  readonly user: GrantUser;
+}
+
+/** An authorization code, stored under the hash of the code. */
+export interface AuthorizationCode {
+  readonly clientId: string;
+  readonly redirectUri: string;
+  readonly codeChallenge: string;
+  readonly scopes: readonly string[];
+  readonly resource: string;
+  readonly user: GrantUser;
+  /** The grant the code's exchange creates: revoked when the code is presented twice. */
+  readonly grantId: string;
+}
+
+/** What a user allowed one client, and the refresh token that carries it on. */
+export interface Grant {
+  readonly id: string;
+  readonly clientId: string;
+  readonly user: GrantUser;
+  readonly scopes: readonly string[];
+  readonly resource: string;
+  /** SHA-256 (base64url) of the refresh token that is valid now. */
+  readonly refreshHash: string;
+  /** Refresh tokens already exchanged: presenting one again revokes the grant. */
+  readonly usedRefreshHashes: readonly string[];
+  /** Epoch seconds when the current refresh token stops working. */
+  readonly refreshExpiresAt: number;
+  readonly revoked: boolean;
+}
+
+/** A signing key, its private part encrypted with the author's secret. */
+export interface StoredKey {
+  readonly kid: string;
+  /** Epoch seconds. */
+  readonly createdAt: number;
+  /** The public JWK, published at the JWKS endpoint. */
+  readonly publicJwk: Readonly<Record<string, unknown>>;
+  /** The private JWK as compact JWE (`dir`, `A256GCM`). */
+  readonly encryptedPrivateJwk: string;
+}
+
+/** Clients that registered themselves (RFC 7591); metadata-document clients are not stored. */
+export interface ClientStore {
+  get(clientId: string): Promise<OAuthClient | undefined>;
+  /** Keeps a new client; it is forgotten after `unusedTtlSec` unless `markUsed` comes first. */
+  add(client: OAuthClient, unusedTtlSec: number): Promise<void>;
+  /** The client completed a sign-in: keep it. */
+  markUsed(clientId: string): Promise<void>;
+}
+
+export interface CodeStore {
+  add(codeHash: string, code: AuthorizationCode, ttlSec: number): Promise<void>;
+  /**
+   * Marks the code used and returns it, with whether this was its first use (a later one is
+   * a replay, until the code expires); undefined for an unknown or expired code.
+   */
+  take(codeHash: string): Promise<{ readonly code: AuthorizationCode; readonly firstUse: boolean } | undefined>;
+}
+
+export interface GrantStore {
+  add(grant: Grant, ttlSec: number): Promise<void>;
+  get(grantId: string): Promise<Grant | undefined>;
+  /**
+   * Replaces the refresh token if `expectedHash` is still the current one (compare and set):
+   * false when it is not (another exchange won, or the grant is gone or revoked).
+   */
+  rotate(grantId: string, expectedHash: string, next: { refreshHash: string; refreshExpiresAt: number }, ttlSec: number): Promise<boolean>;
+  revoke(grantId: string): Promise<void>;
+}
+
+export interface ConsentStore {
+  /** The scopes the user already allowed the client. */
+  get(userId: string, clientId: string): Promise<readonly string[]>;
+  set(userId: string, clientId: string, scopes: readonly string[]): Promise<void>;
+}
+
+export interface PendingAuthorizationStore {
+  add(request: PendingAuthorization, ttlSec: number): Promise<void>;
+  /** The request, removed: a consent form is answered once. */
+  take(id: string): Promise<PendingAuthorization | undefined>;
+}
+
+export interface KeyStore {
+  list(): Promise<readonly StoredKey[]>;
+  /**
+   * Replaces the keys with `next` if they are still `expected` (by kid, in order): false when
+   * another replica changed them first, and the caller reads them again.
+   */
+  replace(expected: readonly StoredKey[], next: readonly StoredKey[]): Promise<boolean>;
+}
+
+export interface RateCounter {
+  /** Counts one more event under `key` in the current window of `windowSec`; the count so far. */
+  hit(key: string, windowSec: number): Promise<number>;
+}
+
+/**
+ * Where the authorization server keeps its state. `MemorySignInStore` keeps it in this
+ * process; a store shared by replicas makes every replica accept what any issued.
+ */
+export interface SignInStore {
+  readonly clients: ClientStore;
+  readonly codes: CodeStore;
+  readonly grants: GrantStore;
+  readonly consents: ConsentStore;
+  readonly requests: PendingAuthorizationStore;
+  readonly keys: KeyStore;
+  readonly counters: RateCounter;
+}
