@@ -1,5 +1,5 @@
 import type { HttpStageReply, HttpStageRequest } from '@typemcp/core';
-import { ClientDirectory } from './clients/ClientDirectory';
+import { ClientDirectory } from './ClientDirectory';
 import { authorize, consent } from './endpoints/authorize';
 import { authorizationServerMetadata, protectedResourceMetadata } from './endpoints/metadata';
 import { register } from './endpoints/register';

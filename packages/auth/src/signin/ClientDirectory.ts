@@ -1,9 +1,9 @@
-import type { MetadataDocumentSettings } from '../options';
-import type { ClientStore } from '../store/SignInStore';
-import type { OAuthClient } from './Client';
-import { ClientMetadataError, nodeDocumentFetcher, webDocumentFetcher } from './fetchers';
-import type { DocumentFetcher, DocumentFetchOptions } from './fetchers';
-import { ClientMetadataDocuments } from './metadataDocuments';
+import type { MetadataDocumentSettings } from './options';
+import type { ClientStore } from './store/SignInStore';
+import type { OAuthClient } from './clients/Client';
+import { ClientMetadataError, nodeDocumentFetcher, webDocumentFetcher } from './clients/fetchers';
+import type { DocumentFetcher, DocumentFetchOptions } from './clients/fetchers';
+import { ClientMetadataDocuments } from './clients/metadataDocuments';
 
 /** A client id the server cannot resolve to a client, and why (safe to show). */
 export class UnknownClientError extends Error {}

@@ -1,4 +1,4 @@
-import type { ClientDirectory } from './clients/ClientDirectory';
+import type { ClientDirectory } from './ClientDirectory';
 import type { Settings } from './settings';
 import type { AccessTokens } from './tokens/AccessTokens';
 import type { KeyRing } from './tokens/KeyRing';

@@ -1,7 +1,7 @@
 import type { HttpStageReply, HttpStageRequest } from '@typemcp/core';
 import { matchesRedirectUri } from '../clients/Client';
 import type { OAuthClient } from '../clients/Client';
-import { UnknownClientError } from '../clients/ClientDirectory';
+import { UnknownClientError } from '../ClientDirectory';
 import { absoluteUrl, fromResponse, htmlReply, readForm, redirectReply, singleParams, withQuery } from '../http';
 import type { SignInRequest, SignInUser } from '../options';
 import { consentPage } from '../pages/consentPage';

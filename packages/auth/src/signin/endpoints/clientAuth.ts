@@ -1,6 +1,6 @@
 import type { OAuthClient } from '../clients/Client';
-import type { ClientDirectory } from '../clients/ClientDirectory';
-import { UnknownClientError } from '../clients/ClientDirectory';
+import type { ClientDirectory } from '../ClientDirectory';
+import { UnknownClientError } from '../ClientDirectory';
 import { equalStrings, sha256 } from '../tokens/secrets';
 
 /** A client that failed to prove itself at the token or revocation endpoint (`invalid_client`, 401). */
