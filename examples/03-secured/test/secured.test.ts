@@ -65,7 +65,7 @@ describe('the secured notes server', () => {
     });
     expect(response.status).toBe(401);
     const metadataUrl = new URL('/.well-known/oauth-protected-resource/mcp', url).href;
-    expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadataUrl}"`);
+    expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadataUrl}", scope="notes:read notes:write"`);
     expect(await (await fetch(metadataUrl)).json()).toEqual({
       resource: url,
       authorization_servers: [issuer.url],

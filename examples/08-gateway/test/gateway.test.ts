@@ -97,7 +97,7 @@ describe('the gateway', () => {
     });
     expect(response.status).toBe(401);
     const metadataUrl = new URL('/.well-known/oauth-protected-resource/mcp', url).href;
-    expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadataUrl}"`);
+    expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadataUrl}", scope="gateway:use inventory:write"`);
     expect(await (await fetch(metadataUrl)).json()).toMatchObject({ resource: url, authorization_servers: [issuer.url], scopes_supported: [BASE_SCOPE, RESTOCK_SCOPE] });
   });
 

@@ -123,12 +123,21 @@ async function callTool(name: string, bearer?: string) {
 }
 
 describe('the auth plugin over HTTP', () => {
+  it('answers a request without a token 401 naming the scopes to ask for: defaultScopes, else scopesSupported, else none', async () => {
+    const metadataUrl = () => `${new URL(url).origin}/.well-known/oauth-protected-resource/mcp`;
+    await start({ scopesSupported: ['notes:read', 'notes:write'], defaultScopes: ['notes:read'] });
+    expect((await callTool('whoami')).challenge).toBe(`Bearer resource_metadata="${metadataUrl()}", scope="notes:read"`);
+    await server.close();
+    await start({});
+    expect((await callTool('whoami')).challenge).toBe(`Bearer resource_metadata="${metadataUrl()}"`);
+  });
+
   it('answers a request without a token 401, naming its metadata document, which it serves', async () => {
     await start({ scopesSupported: ['notes:read', 'notes:write'], resourceName: 'Notes' });
     const refused = await callTool('whoami');
     expect(refused.status).toBe(401);
     const metadataUrl = `${new URL(url).origin}/.well-known/oauth-protected-resource/mcp`;
-    expect(refused.challenge).toBe(`Bearer resource_metadata="${metadataUrl}"`);
+    expect(refused.challenge).toBe(`Bearer resource_metadata="${metadataUrl}", scope="notes:read notes:write"`);
     const metadata = await fetch(metadataUrl);
     expect(metadata.status).toBe(200);
     expect(await metadata.json()).toEqual({

@@ -33,8 +33,6 @@ export class AccessPolicy {
   private readonly rules = new WeakMap<InvocationTarget, Rules>();
   private restrictedTargets = 0;
   private authenticated = false;
-  /** How many registered targets need each scope: what `declaredScopes` lists. */
-  private readonly scopeUses = new Map<string, number>();
 
   /** From now on, every target not marked `@Public()` needs an authenticated caller. */
   requireAuthentication(): void {
@@ -47,7 +45,10 @@ export class AccessPolicy {
    */
   register(targets: readonly InvocationTarget[]): void {
     const resolved = targets.filter((target) => !this.rules.has(target)).map((target) => [target, resolve(target)] as const);
-    for (const [target, rules] of resolved) this.keep(target, rules);
+    for (const [target, rules] of resolved) {
+      this.rules.set(target, rules);
+      if (isRestricted(rules)) this.restrictedTargets++;
+    }
   }
 
   /**
@@ -57,8 +58,10 @@ export class AccessPolicy {
   define(target: InvocationTarget, access: { public?: boolean; scopes?: readonly string[]; roles?: readonly string[] }): void {
     const rules: Rules = { open: access.public === true, scopes: [...new Set(access.scopes ?? [])], roles: [...new Set(access.roles ?? [])], guards: [] };
     if (rules.open && isRestricted(rules)) throw new DefinitionError('INVALID_OPTION', `${describe(target)}: public opens it to anyone; drop its scopes and roles`);
-    this.forget(target);
-    this.keep(target, rules);
+    const before = this.rules.get(target);
+    if (before && isRestricted(before)) this.restrictedTargets--;
+    this.rules.set(target, rules);
+    if (isRestricted(rules)) this.restrictedTargets++;
   }
 
   /** Drops the rules of a target that is gone (a remote item removed): listings stop differing per caller for it. */
@@ -67,22 +70,6 @@ export class AccessPolicy {
     if (rules === undefined) return;
     this.rules.delete(target);
     if (isRestricted(rules)) this.restrictedTargets--;
-    for (const scope of rules.scopes) {
-      const uses = (this.scopeUses.get(scope) ?? 1) - 1;
-      if (uses <= 0) this.scopeUses.delete(scope);
-      else this.scopeUses.set(scope, uses);
-    }
-  }
-
-  /** The scopes the registered targets need, in the order first declared: what a client may ask an authorization server for. */
-  declaredScopes(): string[] {
-    return [...this.scopeUses.keys()];
-  }
-
-  private keep(target: InvocationTarget, rules: Rules): void {
-    this.rules.set(target, rules);
-    if (isRestricted(rules)) this.restrictedTargets++;
-    for (const scope of rules.scopes) this.scopeUses.set(scope, (this.scopeUses.get(scope) ?? 0) + 1);
   }
 
   /**
@@ -91,7 +78,14 @@ export class AccessPolicy {
    */
   adopt(target: InvocationTarget, from: AccessPolicy): void {
     if (this.rules.has(target)) return;
-    this.keep(target, from.rulesOf(target));
+    const rules = from.rulesOf(target);
+    this.rules.set(target, rules);
+    if (isRestricted(rules)) this.restrictedTargets++;
+  }
+
+  /** The scopes a target needs (`@Scopes`, or the access it was defined with). */
+  scopesOf(target: InvocationTarget): readonly string[] {
+    return this.rulesOf(target).scopes;
   }
 
   /** Whether listings may differ per caller on this server. */

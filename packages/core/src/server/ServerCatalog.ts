@@ -177,6 +177,14 @@ export class ServerCatalog implements FeatureCatalog, Mountable, RemoteHost {
     this.changes.resourceUpdated(uri, this.wiring.publish({ kind: 'resource', uri }));
   }
 
+  /** The scopes the registered tools, resources and prompts need now, each once, tools first. */
+  declaredScopes(): string[] {
+    const scopes = new Set<string>();
+    const registries: ReadonlyArray<Registry<ToolItem | ResourceItem | TemplateItem | PromptItem>> = [this.tools, this.resources, this.templates, this.prompts];
+    for (const registry of registries) for (const { item } of registry.all()) for (const scope of this.access.scopesOf(item.target)) scopes.add(scope);
+    return [...scopes];
+  }
+
   private onListChange(registry: Registry<unknown>, notification: string): void {
     registry.onChange(() => {
       this.wiring.declarationsChanged();
