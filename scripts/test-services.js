@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// What the tests need beside Node: redis-server (the @typemcp/redis and cluster suites) and
-// Chromium (the MCP Apps browser tests), both Debian packages; and the runtimes the runtime
+// What the tests need beside Node: redis-server (the @typemcp/redis and cluster suites),
+// Chromium (the MCP Apps browser tests, sign-in in a browser) and openssl (test CAs of the sign-in
+// tests), Debian packages; and the runtimes the runtime
 // tests serve bundles on (Bun, Deno, workerd through wrangler, and the Node 22 wrangler needs),
 // npm packages pinned in test-support/runtimes (installed there with npm ci, binaries inside).
 //
@@ -26,8 +27,15 @@ const SERVICES = [
     name: 'chromium',
     package: 'chromium',
     present: () => isExecutable(process.env.CHROMIUM || '/usr/bin/chromium'),
-    suites: ['examples/06-apps/test/browser.test.ts'],
-    needs: 'the MCP Apps browser tests',
+    suites: ['examples/06-apps/test/browser.test.ts', 'examples/09-signin/test/'],
+    needs: 'the MCP Apps browser tests and the sign-in tests, which a user drives in the browser',
+  },
+  {
+    name: 'openssl',
+    package: 'openssl',
+    present: () => onPath('openssl') || isExecutable('/usr/bin/openssl'),
+    suites: ['packages/auth/test/signin/', 'examples/09-signin/test/'],
+    needs: 'the sign-in tests, which serve client metadata documents over HTTPS under a test CA',
   },
 ];
 
