@@ -53,17 +53,19 @@ export class AuthorizationServer implements ServerParts {
     return this.settings.defaultScopes ?? this.declaredScopes();
   }
 
-  /** The answer for one of the server's paths; undefined for any other. */
-  async handle(request: HttpStageRequest): Promise<HttpStageReply | undefined> {
+  /** The answer for one of the server's paths; undefined, at once, for any other (every MCP request asks). */
+  handle(request: HttpStageRequest): Promise<HttpStageReply> | undefined {
     const document = this.documents.get(request.pathname);
-    if (document !== undefined) {
-      if (request.method === 'OPTIONS') return preflightReply('GET');
-      if (request.method !== 'GET' && request.method !== 'HEAD') return oauthError(405, 'invalid_request', 'use GET', { allow: 'GET' });
-      return documentReply(await document(), 300);
-    }
+    if (document !== undefined) return serveDocument(request, document);
     const route = this.routes.get(request.pathname);
     if (route === undefined) return undefined;
-    if (request.method === 'OPTIONS' && route.crossOrigin) return preflightReply(route.methods);
+    if (request.method === 'OPTIONS' && route.crossOrigin) return Promise.resolve(preflightReply(route.methods));
     return route.endpoint(this, request);
   }
+}
+
+async function serveDocument(request: HttpStageRequest, document: () => Promise<unknown>): Promise<HttpStageReply> {
+  if (request.method === 'OPTIONS') return preflightReply('GET');
+  if (request.method !== 'GET' && request.method !== 'HEAD') return oauthError(405, 'invalid_request', 'use GET', { allow: 'GET' });
+  return documentReply(await document(), 300);
 }

@@ -3,6 +3,7 @@ import type { Authentication, Plugin, Principal } from '@typemcp/core';
 import { bearerChallenge, bearerToken } from '../challenge';
 import { AuthorizationServer } from './AuthorizationServer';
 import type { SignInOptions } from './options';
+import type { VerifiedAccessToken } from './tokens/AccessTokens';
 import { settingsOf } from './settings';
 
 /**
@@ -19,16 +20,21 @@ export const signIn: Plugin<SignInOptions> = {
     const settings = settingsOf(options);
     const server = new AuthorizationServer(settings, options.metadataDocuments, () => host.declaredScopes(), options.serviceName ?? host.serverInfo.name);
     host.httpStage({ name: 'sign-in', before: 'documents', handle: (request) => server.handle(request) });
+    const verifyToken = async (authorization: string | undefined): Promise<VerifiedAccessToken | undefined> => {
+      let token: string | undefined;
+      try {
+        token = bearerToken(authorization);
+      } catch (error) {
+        throw new AccessDeniedError('invalid_token', `Invalid token: ${(error as Error).message}`);
+      }
+      return token === undefined ? undefined : server.accessTokens.verify(token, settings.resource);
+    };
     const authentication: Authentication = {
       async authenticate(req) {
-        let token: string | undefined;
-        try {
-          token = bearerToken(req.headers.get('authorization') ?? undefined);
-        } catch (error) {
-          throw new AccessDeniedError('invalid_token', `Invalid token: ${(error as Error).message}`);
-        }
-        if (token === undefined) return undefined;
-        const verified = await server.accessTokens.verify(token, settings.resource);
+        const authorization = req.headers.get('authorization') ?? undefined;
+        // A token verified before skips the syntax check too: it passed it then.
+        const verified = (authorization?.startsWith('Bearer ') ? server.accessTokens.cached(authorization.slice(7)) : undefined) ?? (await verifyToken(authorization));
+        if (verified === undefined) return undefined;
         const grant = await settings.store.grants.get(verified.grantId);
         if (grant === undefined || grant.revoked) throw new AccessDeniedError('invalid_token', 'Invalid token: its grant was revoked or has ended; sign in again');
         return verified.principal satisfies Principal;

@@ -56,6 +56,12 @@ export class AccessTokens {
     return { token, expiresIn: this.ttlSec };
   }
 
+  /** The token's principal and grant, when it was verified before and has not expired. */
+  cached(token: string): VerifiedAccessToken | undefined {
+    const cached = this.verified.get(token);
+    return cached !== undefined && cached.until > this.now() ? cached.token : undefined;
+  }
+
   /** The token's principal and grant; throws AccessDeniedError('invalid_token') for a token this server did not issue for `resource`. */
   async verify(token: string, resource: string): Promise<VerifiedAccessToken> {
     const now = this.now();
