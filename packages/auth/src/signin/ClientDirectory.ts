@@ -5,6 +5,12 @@ import { ClientMetadataError, nodeDocumentFetcher, webDocumentFetcher } from './
 import type { DocumentFetcher, DocumentFetchOptions } from './clients/fetchers';
 import { ClientMetadataDocuments } from './clients/metadataDocuments';
 
+/**
+ * Metadata documents resolved at once, at most: any visitor can name a URL for the server to
+ * fetch, so their number in flight is capped beside each one's time and size.
+ */
+const MAX_RESOLVING_DOCUMENTS = 50;
+
 /** A client id the server cannot resolve to a client, and why (safe to show). */
 export class UnknownClientError extends Error {}
 
@@ -14,6 +20,7 @@ export class UnknownClientError extends Error {}
  */
 export class ClientDirectory {
   private readonly documents: ClientMetadataDocuments | undefined;
+  private resolving = 0;
 
   constructor(
     private readonly registered: ClientStore,
@@ -40,11 +47,15 @@ export class ClientDirectory {
     if (clientId === '') throw new UnknownClientError('the request names no client (client_id)');
     if (ClientMetadataDocuments.names(clientId)) {
       if (this.documents === undefined) throw new UnknownClientError(`this server does not accept client metadata documents, so the client ${clientId} is unknown`);
+      if (this.resolving >= MAX_RESOLVING_DOCUMENTS) throw new UnknownClientError('the server is reading too many client metadata documents at this moment; try again shortly');
+      this.resolving++;
       try {
         return await this.documents.resolve(clientId);
       } catch (error) {
         if (error instanceof ClientMetadataError) throw new UnknownClientError(`the client metadata document ${clientId} cannot be used: ${error.message}`);
         throw error;
+      } finally {
+        this.resolving--;
       }
     }
     const client = await this.registered.get(clientId);

@@ -68,7 +68,7 @@ export function nodeDocumentFetcher(options: DocumentFetchOptions): DocumentFetc
         port: url.port === '' ? 443 : Number(url.port),
         path: `${url.pathname}${url.search}`,
         method: 'GET',
-        headers: { accept: 'application/json' },
+        headers: { accept: 'application/json', 'user-agent': 'TypeMCP sign-in (client metadata document)' },
         agent: false,
         lookup: pinnedLookup,
         ...(options.ca === undefined ? {} : { ca: [...tls.rootCertificates, options.ca] }),
