@@ -77,8 +77,9 @@ export interface SignInOptions {
   readonly authenticate: Authenticate;
   /**
    * At least 32 characters (or bytes) of secret that encrypt the signing keys where they are
-   * stored. Keep it out of the code (an environment variable); a new secret orphans the keys,
-   * which signs everyone out.
+   * stored. Keep it out of the code (an environment variable). Under another secret the stored
+   * key cannot sign: tokens already issued still verify, but none is issued until the secret
+   * it was stored under comes back or the stored keys are deleted.
    */
   readonly secret: string | Uint8Array;
   /** Where clients, codes, grants, consents and keys are kept; default this process's memory. */

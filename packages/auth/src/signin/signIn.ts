@@ -29,13 +29,19 @@ export const signIn: Plugin<SignInOptions> = {
       }
       return token === undefined ? undefined : server.accessTokens.verify(token, settings.resource);
     };
+    // The HTTP handler answers 500 for what is not a refusal, without its cause: the operator hears it here.
+    const reported = <T>(work: Promise<T>): Promise<T> =>
+      work.catch((error: unknown) => {
+        if (!(error instanceof AccessDeniedError)) host.reportError('a token could not be checked', error);
+        throw error;
+      });
     const authentication: Authentication = {
       async authenticate(req) {
         const authorization = req.headers.get('authorization') ?? undefined;
         // A token verified before skips the syntax check too: it passed it then.
-        const verified = (authorization?.startsWith('Bearer ') ? server.accessTokens.cached(authorization.slice(7)) : undefined) ?? (await verifyToken(authorization));
+        const verified = (authorization?.startsWith('Bearer ') ? server.accessTokens.cached(authorization.slice(7)) : undefined) ?? (await reported(verifyToken(authorization)));
         if (verified === undefined) return undefined;
-        const grant = await settings.store.grants.get(verified.grantId);
+        const grant = await reported(settings.store.grants.get(verified.grantId));
         if (grant === undefined || grant.revoked) throw new AccessDeniedError('invalid_token', 'Invalid token: its grant was revoked or has ended; sign in again');
         return verified.principal satisfies Principal;
       },

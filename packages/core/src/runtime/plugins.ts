@@ -75,9 +75,9 @@ export interface PluginHost {
    */
   httpStage(stage: HttpStage): void;
   /**
-   * The scopes the server's tools, resources, prompts and completions need now (`@Scopes`,
-   * and the access rules of mounted and remote items), in the order first declared: what an
-   * authorization server offers its clients.
+   * The scopes the server's tools, resources, resource templates and prompts need at this
+   * moment (`@Scopes`, and the access rules of mounted and remote items), each once, tools'
+   * first: what an authorization server offers its clients.
    */
   declaredScopes(): string[];
   /** Reports an error as the server does (its `onError`, or stderr). */

@@ -70,3 +70,11 @@ export function matchesRedirectUri(client: OAuthClient, given: string): boolean 
     return candidate.href === portless;
   });
 }
+
+/** Control characters, and the bidirectional overrides that make a name read as another. */
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** A name a client gives itself, as the consent page may show it: no control characters or direction overrides. */
+export function withoutControlCharacters(name: string): string {
+  return name.replace(CONTROL_CHARACTERS, '').trim();
+}

@@ -1,4 +1,4 @@
-import { redirectUriRefusal } from './Client';
+import { redirectUriRefusal, withoutControlCharacters } from './Client';
 import type { OAuthClient } from './Client';
 import { ClientMetadataError } from './fetchers/document';
 import type { DocumentFetcher } from './fetchers/document';
@@ -197,9 +197,3 @@ function optionalString(metadata: Record<string, unknown>, member: string, maxLe
   return value;
 }
 
-/** Control characters, and the bidirectional overrides that make a name read as another. */
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-function withoutControlCharacters(name: string): string {
-  return name.replace(CONTROL_CHARACTERS, '').trim();
-}

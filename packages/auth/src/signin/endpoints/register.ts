@@ -1,5 +1,5 @@
 import type { HttpStageReply, HttpStageRequest } from '@typemcp/core';
-import { redirectUriRefusal } from '../clients/Client';
+import { redirectUriRefusal, withoutControlCharacters } from '../clients/Client';
 import type { ClientAuthMethod, OAuthClient } from '../clients/Client';
 import { jsonReply, oauthError } from '../http';
 import type { ServerParts } from '../parts';
@@ -80,9 +80,9 @@ export async function register(parts: ServerParts, request: HttpStageRequest): P
 
 const invalidMetadata = (description: string) => oauthError(400, 'invalid_client_metadata', description);
 
-/** A string without control characters, at most `max` long; undefined when absent, null when not such a string. */
+/** A string without control characters or direction overrides, at most `max` long; undefined when absent, null when not such a string. */
 function optionalText(value: unknown, max: number): string | undefined | null {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || value.length > max) return null;
-  return value.replace(/[\u0000-\u001f\u007f]/g, ' ');
+  return withoutControlCharacters(value);
 }

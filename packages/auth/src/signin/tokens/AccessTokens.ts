@@ -40,7 +40,7 @@ export class AccessTokens {
   ) {}
 
   async issue(subject: AccessTokenSubject): Promise<{ token: string; expiresIn: number }> {
-    const { current } = await this.keyRing.keys();
+    const current = await (await this.keyRing.keys()).current;
     const iat = Math.floor(this.now() / 1000);
     const claims: Record<string, unknown> = { client_id: subject.clientId, scope: subject.scopes.join(' '), sid: subject.grantId };
     if (subject.user.roles !== undefined && subject.user.roles.length > 0) claims.roles = [...subject.user.roles];

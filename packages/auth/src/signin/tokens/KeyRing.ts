@@ -7,7 +7,11 @@ const ALGORITHM = 'ES256';
 
 /** The key that signs now, and every key a token still in use may name. */
 export interface SigningKeys {
-  readonly current: { readonly kid: string; readonly key: CryptoKey };
+  /**
+   * The newest key, decrypted: rejects when the secret cannot open it, which stops issuing
+   * only; tokens already issued still verify against the public keys.
+   */
+  readonly current: Promise<{ readonly kid: string; readonly key: CryptoKey }>;
   readonly jwks: JSONWebKeySet;
 }
 
@@ -60,17 +64,24 @@ export class KeyRing {
     return { kid, createdAt: Math.floor(this.now() / 1000), publicJwk, encryptedPrivateJwk };
   }
 
-  private async open(stored: readonly StoredKey[]): Promise<SigningKeys> {
-    const newest = stored[stored.length - 1];
+  private open(stored: readonly StoredKey[]): SigningKeys {
+    const current = this.decrypt(stored[stored.length - 1]);
+    current.catch(() => undefined); // awaited, and reported, where a token is issued
+    return { current, jwks: { keys: stored.map((entry) => ({ ...entry.publicJwk }) as JWK) } };
+  }
+
+  private async decrypt(newest: StoredKey): Promise<{ kid: string; key: CryptoKey }> {
     let privateJwk: JWK;
     try {
       const { plaintext } = await compactDecrypt(newest.encryptedPrivateJwk, await this.cipherKey());
       privateJwk = JSON.parse(new TextDecoder().decode(plaintext)) as JWK;
     } catch (error) {
-      throw new Error(`the signing key ${newest.kid} cannot be decrypted: was it stored under another secret?`, { cause: error });
+      throw new Error(
+        `the signing key ${newest.kid} cannot be decrypted with the secret: was the secret changed? Give the secret it was stored under, or delete the stored keys (new ones are made; tokens already issued then stop verifying and clients refresh)`,
+        { cause: error },
+      );
     }
-    const key = (await importJWK(privateJwk, ALGORITHM)) as CryptoKey;
-    return { current: { kid: newest.kid, key }, jwks: { keys: stored.map((entry) => ({ ...entry.publicJwk }) as JWK) } };
+    return { kid: newest.kid, key: (await importJWK(privateJwk, ALGORITHM)) as CryptoKey };
   }
 
   /** A 256-bit key derived from the secret (HKDF-SHA-256), so any secret of 32 characters or more encrypts with A256GCM. */
