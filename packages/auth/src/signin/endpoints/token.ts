@@ -62,22 +62,33 @@ async function exchangeCode(parts: ServerParts, client: OAuthClient, params: Map
   }
   if (issued.clientId !== client.clientId) return invalidGrant('the code was issued to another client');
   if (issued.redirectUri !== redirectUri) return invalidGrant('redirect_uri differs from the authorization request');
-  if (!(await verifierMatches(verifier, issued.codeChallenge))) return invalidGrant('the code_verifier does not match the code_challenge (PKCE)');
   const resource = params.get('resource');
   if (resource !== undefined && resource !== issued.resource) return oauthError(400, 'invalid_target', `the code was issued for ${issued.resource}`);
-  const refreshToken = `${issued.grantId}.${randomToken()}`;
+  // The grant is stored before anything else is awaited (its refresh hash a placeholder no token
+  // hashes to), so a replay of the code during this exchange finds it and revokes it; the refresh
+  // token is then set by compare-and-set, which fails once the grant is revoked.
+  const placeholder = randomToken();
   const grant: Grant = {
     id: issued.grantId,
     clientId: client.clientId,
     user: issued.user,
     scopes: issued.scopes,
     resource: issued.resource,
-    refreshHash: await sha256(refreshToken),
+    refreshHash: placeholder,
     usedRefreshHashes: [],
     refreshExpiresAt: nowSec(parts) + parts.settings.refreshTokenTtlSec,
     revoked: false,
   };
   await store.grants.add(grant, parts.settings.refreshTokenTtlSec);
+  if (!(await verifierMatches(verifier, issued.codeChallenge))) {
+    await store.grants.revoke(grant.id);
+    return invalidGrant('the code_verifier does not match the code_challenge (PKCE)');
+  }
+  const refreshToken = `${issued.grantId}.${randomToken()}`;
+  const next = { refreshHash: await sha256(refreshToken), refreshExpiresAt: grant.refreshExpiresAt };
+  if (!(await store.grants.rotate(grant.id, placeholder, next, parts.settings.refreshTokenTtlSec))) {
+    return invalidGrant('the code was used twice at once; the tokens issued for it are revoked');
+  }
   if (client.origin === 'registered') await store.clients.markUsed(client.clientId);
   return tokenReply(parts, grant, grant.scopes, refreshToken);
 }
