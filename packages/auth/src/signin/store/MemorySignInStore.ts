@@ -58,6 +58,8 @@ export class MemorySignInStore implements SignInStore {
   private readonly consentMap = new Map<string, readonly string[]>();
   private readonly requestMap: ExpiringMap<PendingAuthorization>;
   private readonly counterMap: ExpiringMap<number>;
+  /** Grants revoked before they were added. */
+  private readonly revokedEarly: ExpiringMap<true>;
   private storedKeys: readonly StoredKey[] = [];
 
   constructor(private readonly now: () => number = Date.now) {
@@ -66,6 +68,7 @@ export class MemorySignInStore implements SignInStore {
     this.grantMap = new ExpiringMap(now);
     this.requestMap = new ExpiringMap(now);
     this.counterMap = new ExpiringMap(now);
+    this.revokedEarly = new ExpiringMap(now);
   }
 
   readonly clients = {
@@ -87,7 +90,7 @@ export class MemorySignInStore implements SignInStore {
   };
 
   readonly grants = {
-    add: async (grant: Grant, ttlSec: number) => this.grantMap.set(grant.id, grant, ttlSec),
+    add: async (grant: Grant, ttlSec: number) => this.grantMap.set(grant.id, this.revokedEarly.get(grant.id) ? { ...grant, revoked: true } : grant, ttlSec),
     get: async (grantId: string) => this.grantMap.get(grantId),
     rotate: async (grantId: string, expectedHash: string, next: { refreshHash: string; refreshExpiresAt: number }, ttlSec: number) => {
       const grant = this.grantMap.get(grantId);
@@ -99,6 +102,7 @@ export class MemorySignInStore implements SignInStore {
     revoke: async (grantId: string) => {
       const grant = this.grantMap.get(grantId);
       if (grant !== undefined) this.grantMap.replace(grantId, { ...grant, revoked: true });
+      else this.revokedEarly.set(grantId, true, EARLY_REVOCATION_SEC);
     },
   };
 
@@ -135,6 +139,9 @@ export class MemorySignInStore implements SignInStore {
     },
   };
 }
+
+/** How long a revocation waits for its grant (a code lives 60 s). */
+const EARLY_REVOCATION_SEC = 600;
 
 /** A grant remembers this many exchanged refresh tokens, so their reuse is caught. */
 const MAX_USED_REFRESH_HASHES = 64;

@@ -87,6 +87,10 @@ export interface GrantStore {
    * false when it is not (another exchange won, or the grant is gone or revoked).
    */
   rotate(grantId: string, expectedHash: string, next: { refreshHash: string; refreshExpiresAt: number }, ttlSec: number): Promise<boolean>;
+  /**
+   * Ends the grant. An id not added yet (a replayed code racing its first exchange) is
+   * remembered for at least ten minutes, and a grant added under it in that time is revoked.
+   */
   revoke(grantId: string): Promise<void>;
 }
 
