@@ -29,7 +29,7 @@ async function mcpCall(token: string, tool: string) {
   return { status: call.status, text: await call.text(), challenge: call.headers.get('www-authenticate') };
 }
 
-test('a registered client signs alice in and calls a tool as her', async () => {
+test('a registered client signs alice in and calls a tool as her; without the refresh_token grant type it gets no refresh token', async () => {
   const meta = (await (await fetch(`${running.origin}/.well-known/oauth-authorization-server`)).json()) as Record<string, string>;
   expect(meta.code_challenge_methods_supported).toEqual(['S256']);
   const registered = (await (
@@ -50,6 +50,10 @@ test('a registered client signs alice in and calls a tool as her', async () => {
     await fetch(meta.token_endpoint, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: 'http://127.0.0.1:9/callback', code_verifier: verifier, client_id: registered.client_id, resource: running.resource }) })
   ).json()) as Record<string, string>;
   expect(tokens.scope).toBe('notes:read');
+  // It registered without the refresh_token grant type (RFC 7591's default is authorization_code alone).
+  expect(tokens.refresh_token).toBeUndefined();
+  const refresh = await fetch(meta.token_endpoint, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x.y', client_id: registered.client_id }) });
+  expect(await refresh.json()).toMatchObject({ error: 'unauthorized_client' });
   const result = await mcpCall(tokens.access_token, 'read_notes');
   expect(result.text).toContain('notes of alice (notes:read)');
   const denied = await mcpCall(tokens.access_token, 'write_note');

@@ -72,6 +72,7 @@ describe('ClientMetadataDocuments', () => {
           origin: 'metadata-document',
           redirectUris: ['https://notes.example/callback', 'http://127.0.0.1/callback'],
           authMethod: 'none',
+          refreshes: true,
           name: 'Notes',
           uri: 'https://notes.example/',
           createdAt: Math.floor(time.now() / 1000),
@@ -166,7 +167,7 @@ describe('ClientMetadataDocuments', () => {
 
     it('takes the least a document must say, and keeps only what it knows', async () => {
       const client = await resolveWith({ client_id: CLIENT_ID, redirect_uris: ['com.notes.app:/callback'], logo_uri: 'https://notes.example/logo.png' });
-      expect(client).toEqual({ clientId: CLIENT_ID, origin: 'metadata-document', redirectUris: ['com.notes.app:/callback'], authMethod: 'none', createdAt: expect.any(Number) });
+      expect(client).toEqual({ clientId: CLIENT_ID, origin: 'metadata-document', redirectUris: ['com.notes.app:/callback'], authMethod: 'none', refreshes: true, createdAt: expect.any(Number) });
       expect(Object.isFrozen(client) && Object.isFrozen(client.redirectUris)).toBe(true); // cached and shared: nobody may change it
     });
 

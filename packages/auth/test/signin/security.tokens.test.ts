@@ -140,7 +140,7 @@ describe('client authentication at the token endpoint', () => {
   const basic = (id: string, secret: string) => ({ authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}` });
 
   async function confidential(method: 'client_secret_basic' | 'client_secret_post') {
-    const registered = await kit.register({ redirect_uris: [CALLBACK], token_endpoint_auth_method: method });
+    const registered = await kit.register({ redirect_uris: [CALLBACK], token_endpoint_auth_method: method, grant_types: ['authorization_code', 'refresh_token'] });
     expect(registered.status).toBe(201);
     const id = registered.body.client_id as string;
     const { code, request } = await kit.code(id);

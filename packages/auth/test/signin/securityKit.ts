@@ -70,7 +70,7 @@ export class SignInKit {
 
   /** A public client (PKCE only) with the loopback and the https callback. */
   async publicClient(extra: Record<string, unknown> = {}): Promise<string> {
-    const registered = await this.register({ redirect_uris: [CALLBACK, WEB_CALLBACK], token_endpoint_auth_method: 'none', client_name: 'Notes client', ...extra });
+    const registered = await this.register({ redirect_uris: [CALLBACK, WEB_CALLBACK], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], client_name: 'Notes client', ...extra });
     if (registered.status !== 201) throw new Error(`registration failed: ${JSON.stringify(registered.body)}`);
     return registered.body.client_id as string;
   }

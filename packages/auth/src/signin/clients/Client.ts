@@ -21,6 +21,8 @@ export interface OAuthClient {
   readonly name?: string;
   /** The client's home page, as it gives it. */
   readonly uri?: string;
+  /** Whether it may use refresh tokens: its `grant_types` include `refresh_token`, or it named none. */
+  readonly refreshes?: boolean;
   /** When it was registered (epoch seconds). */
   readonly createdAt: number;
 }

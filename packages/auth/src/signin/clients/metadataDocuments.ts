@@ -178,6 +178,7 @@ function clientOf(clientId: string, document: unknown, createdAt: number): OAuth
     origin: 'metadata-document',
     redirectUris: Object.freeze([...(redirectUris as string[])]),
     authMethod: 'none',
+    refreshes: metadata.grant_types === undefined || (metadata.grant_types as string[]).includes('refresh_token'),
     ...(displayName ? { name: displayName } : {}),
     ...(uri === undefined ? {} : { uri }),
     createdAt,

@@ -41,7 +41,8 @@ export async function register(parts: ServerParts, request: HttpStageRequest): P
   // RFC 7591 §2: without one, the method is client_secret_basic.
   const authMethod = (metadata.token_endpoint_auth_method ?? 'client_secret_basic') as ClientAuthMethod;
   if (!AUTH_METHODS.includes(authMethod)) return invalidMetadata(`token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}`);
-  const grantTypes = metadata.grant_types ?? ['authorization_code'];
+  // RFC 7591 §2 defaults to authorization_code alone; MCP clients name refresh_token when they want it.
+  const grantTypes = (metadata.grant_types ?? ['authorization_code']) as unknown[];
   if (!Array.isArray(grantTypes) || !grantTypes.every((type) => type === 'authorization_code' || type === 'refresh_token') || !grantTypes.includes('authorization_code')) {
     return invalidMetadata('grant_types must include authorization_code, and may add refresh_token only');
   }
@@ -58,6 +59,7 @@ export async function register(parts: ServerParts, request: HttpStageRequest): P
     origin: 'registered',
     redirectUris: redirectUris as string[],
     authMethod,
+    refreshes: grantTypes.includes('refresh_token'),
     secretHash: secret === undefined ? undefined : await sha256(secret),
     name,
     uri,

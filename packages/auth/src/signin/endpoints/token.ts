@@ -90,13 +90,14 @@ async function exchangeCode(parts: ServerParts, client: OAuthClient, params: Map
     return invalidGrant('the code was used twice at once; the tokens issued for it are revoked');
   }
   if (client.origin === 'registered') await store.clients.markUsed(client.clientId);
-  return tokenReply(parts, grant, grant.scopes, refreshToken);
+  return tokenReply(parts, grant, grant.scopes, client.refreshes === false ? undefined : refreshToken);
 }
 
 async function refresh(parts: ServerParts, client: OAuthClient, params: Map<string, string>): Promise<HttpStageReply> {
   const { store } = parts.settings;
   const presented = params.get('refresh_token');
   if (presented === undefined) return oauthError(400, 'invalid_request', 'refresh_token is required');
+  if (client.refreshes === false) return oauthError(400, 'unauthorized_client', 'the client did not register the refresh_token grant type');
   const grant = await store.grants.get(presented.split('.')[0]);
   const hash = await sha256(presented);
   if (grant === undefined || grant.clientId !== client.clientId) return invalidGrant('the refresh token is unknown, expired or not this client\'s');
@@ -123,9 +124,11 @@ async function refresh(parts: ServerParts, client: OAuthClient, params: Map<stri
   return tokenReply(parts, grant, asked !== undefined && asked.length > 0 ? asked : grant.scopes, next);
 }
 
-async function tokenReply(parts: ServerParts, grant: Grant, scopes: readonly string[], refreshToken: string): Promise<HttpStageReply> {
+async function tokenReply(parts: ServerParts, grant: Grant, scopes: readonly string[], refreshToken: string | undefined): Promise<HttpStageReply> {
   const access = await parts.accessTokens.issue({ grantId: grant.id, clientId: grant.clientId, user: grant.user, scopes, resource: grant.resource });
-  return jsonReply(200, { access_token: access.token, token_type: 'Bearer', expires_in: access.expiresIn, refresh_token: refreshToken, scope: scopes.join(' ') });
+  const answer: Record<string, unknown> = { access_token: access.token, token_type: 'Bearer', expires_in: access.expiresIn, scope: scopes.join(' ') };
+  if (refreshToken !== undefined) answer.refresh_token = refreshToken;
+  return jsonReply(200, answer);
 }
 
 /** The grant a refresh token or an access token of this server belongs to. */
