@@ -33,12 +33,17 @@ export function preflightReply(methods: string): HttpStageReply {
   };
 }
 
-/** Pages: no framing (clickjacking of the consent), no scripts, nothing loaded from elsewhere. */
+/**
+ * Pages: no framing (clickjacking of the consent), no scripts, nothing loaded from elsewhere.
+ * No referrer leaves for another site; `same-origin`, not `no-referrer`, because under
+ * `no-referrer` browsers send `Origin: null` with the consent form's POST, which the consent
+ * endpoint must refuse as cross-site.
+ */
 const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
+  'referrer-policy': 'same-origin',
   'x-content-type-options': 'nosniff',
   ...NO_STORE,
 };
