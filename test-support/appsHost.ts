@@ -116,7 +116,7 @@ export async function startAppsHost(mcpUrl: string): Promise<AppsHost> {
 export async function launchChromium(): Promise<Browser> {
   const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
   if (!fs.existsSync(executablePath)) {
-    throw new Error(`Chromium is not installed at ${executablePath}: the MCP Apps browser tests need a real browser. Install the Debian package (apt-get install chromium) or set CHROMIUM to a Chromium binary`);
+    throw new Error(`Chromium is not installed at ${executablePath}: the browser tests (MCP Apps, sign-in) need a real browser. Install the Debian package (apt-get install chromium) or set CHROMIUM to a Chromium binary`);
   }
   const { chromium } = await import('playwright-core');
   // As root (CI containers) Chromium's own sandbox cannot start; the app still runs in its iframe
