@@ -30,7 +30,7 @@ export class AuthorizationServer implements ServerParts {
     private readonly declaredScopes: () => readonly string[],
     readonly serviceName: string,
   ) {
-    this.clients = new ClientDirectory(settings.store.clients, metadataDocuments, settings.now);
+    this.clients = new ClientDirectory(settings.store.clients, metadataDocuments, settings.now, settings.store.documents);
     this.keyRing = new KeyRing(settings.store.keys, settings.secret, settings.keyRotationSec, settings.now);
     this.accessTokens = new AccessTokens(this.keyRing, settings.issuer, settings.accessTokenTtlSec, settings.now);
     const { endpoints } = settings;

@@ -1,5 +1,5 @@
 import type { MetadataDocumentSettings } from './options';
-import type { ClientStore } from './store/SignInStore';
+import type { ClientDocumentStore, ClientStore } from './store/SignInStore';
 import type { OAuthClient } from './clients/Client';
 import { ClientMetadataError, nodeDocumentFetcher, webDocumentFetcher } from './clients/fetchers';
 import type { DocumentFetcher, DocumentFetchOptions } from './clients/fetchers';
@@ -26,6 +26,7 @@ export class ClientDirectory {
     private readonly registered: ClientStore,
     documents: MetadataDocumentSettings | false | undefined,
     now: () => number,
+    shared?: ClientDocumentStore,
   ) {
     if (documents === false) return;
     const fetchOptions: DocumentFetchOptions = {
@@ -34,7 +35,7 @@ export class ClientDirectory {
       maxBytes: documents?.maxBytes ?? 16 * 1024,
     };
     const fetcher = documents?.fetcher ?? hostFetcher(fetchOptions);
-    this.documents = new ClientMetadataDocuments(fetcher, { cacheMaxSec: documents?.cacheMaxSec, maxEntries: documents?.maxEntries, now });
+    this.documents = new ClientMetadataDocuments(fetcher, { cacheMaxSec: documents?.cacheMaxSec, maxEntries: documents?.maxEntries, now, shared });
   }
 
   /** Whether clients may name themselves by a metadata document's URL. */

@@ -5,6 +5,8 @@ export type { DevelopmentLoginOptions, DevelopmentUser } from './pages/developme
 export { MemorySignInStore } from './store/MemorySignInStore';
 export type {
   AuthorizationCode,
+  CheckedDocument,
+  ClientDocumentStore,
   ClientStore,
   CodeStore,
   ConsentStore,

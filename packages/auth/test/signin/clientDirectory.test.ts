@@ -1,6 +1,8 @@
 import { ClientDirectory, UnknownClientError } from '../../src/signin/ClientDirectory';
 import type { FetchedDocument } from '../../src/signin/clients/fetchers';
+import { ClientMetadataDocuments } from '../../src/signin/clients/metadataDocuments';
 import { MemorySignInStore } from '../../src/signin/store/MemorySignInStore';
+import type { CheckedDocument } from '../../src/signin/store/SignInStore';
 
 /** Which client a client_id names, and how many documents the server reads at once. */
 describe('ClientDirectory', () => {
@@ -33,5 +35,30 @@ describe('ClientDirectory', () => {
     await expect(directory.find('https://app.example/client.json')).rejects.toThrow(new UnknownClientError('this server does not accept client metadata documents, so the client https://app.example/client.json is unknown'));
     await expect(directory.find('nope')).rejects.toThrow(/not registered here/);
     await expect(directory.find('')).rejects.toThrow(/names no client/);
+  });
+});
+
+describe('a document store shared by replicas', () => {
+  it('lets the second replica answer from what the first checked, refusals included, until they expire', async () => {
+    let now = 1_000_000;
+    const shared = new Map<string, CheckedDocument>();
+    const store = { get: async (id: string) => shared.get(id), set: async (id: string, entry: CheckedDocument) => void shared.set(id, entry) };
+    const fetched: string[] = [];
+    const fetcher = async (url: URL): Promise<FetchedDocument> => {
+      fetched.push(url.href);
+      if (url.pathname === '/bad.json') return { body: { client_id: 'https://elsewhere.example/x.json', redirect_uris: ['https://app.example/cb'] }, maxAgeSec: 300 };
+      return { body: { client_id: url.href, redirect_uris: ['https://app.example/cb'] }, maxAgeSec: 300 };
+    };
+    const replica = () => new ClientMetadataDocuments(fetcher, { shared: store, now: () => now });
+    const first = replica();
+    await first.resolve('https://app.example/client.json');
+    await expect(first.resolve('https://app.example/bad.json')).rejects.toThrow(/not its own URL/);
+    const second = replica();
+    await expect(second.resolve('https://app.example/client.json')).resolves.toMatchObject({ clientId: 'https://app.example/client.json' });
+    await expect(second.resolve('https://app.example/bad.json')).rejects.toThrow(/not its own URL/);
+    expect(fetched).toEqual(['https://app.example/client.json', 'https://app.example/bad.json']);
+    now += 301_000;
+    await replica().resolve('https://app.example/client.json');
+    expect(fetched).toHaveLength(3);
   });
 });

@@ -2,6 +2,7 @@ import { redirectUriRefusal, withoutControlCharacters } from './Client';
 import type { OAuthClient } from './Client';
 import { ClientMetadataError } from './fetchers/document';
 import type { DocumentFetcher } from './fetchers/document';
+import type { CheckedDocument, ClientDocumentStore } from '../store/SignInStore';
 
 /** How long documents, and failures to get one, are remembered. */
 export interface MetadataDocumentOptions {
@@ -15,6 +16,8 @@ export interface MetadataDocumentOptions {
   maxEntries?: number;
   /** The clock, in milliseconds (tests). */
   now?: () => number;
+  /** Documents checked by other replicas, consulted before fetching and told what this one checked. */
+  shared?: ClientDocumentStore;
 }
 
 /** A `client_id` URL longer than this is refused before anything is fetched or kept. */
@@ -36,6 +39,7 @@ export class ClientMetadataDocuments {
   readonly #negativeCacheSec: number;
   readonly #maxEntries: number;
   readonly #now: () => number;
+  readonly #shared: ClientDocumentStore | undefined;
   /** By client id, least recently used first. */
   readonly #entries = new Map<string, Entry>();
   /** Fetches under way, so concurrent requests for one client share one. */
@@ -48,6 +52,7 @@ export class ClientMetadataDocuments {
     this.#negativeCacheSec = nonNegative('negativeCacheSec', options.negativeCacheSec ?? 60);
     this.#maxEntries = nonNegative('maxEntries', options.maxEntries ?? 1000);
     this.#now = options.now ?? Date.now;
+    this.#shared = options.shared;
   }
 
   /** Whether a client_id names a metadata document: an https URL. */
@@ -83,6 +88,17 @@ export class ClientMetadataDocuments {
   async #fetch(clientId: string): Promise<OAuthClient> {
     // A malformed id is refused without a fetch, and not kept: checking it again costs nothing.
     const url = parseClientId(clientId);
+    const shared = await this.#shared?.get(clientId);
+    if (shared !== undefined && shared.expiresAt > this.#now()) {
+      const ttlSec = (shared.expiresAt - this.#now()) / 1000;
+      if ('client' in shared) {
+        this.#remember(clientId, { expiresAt: shared.expiresAt, client: shared.client }, ttlSec);
+        return shared.client;
+      }
+      const refusal = new ClientMetadataError(shared.refusal);
+      this.#remember(clientId, { expiresAt: shared.expiresAt, error: refusal }, ttlSec);
+      throw refusal;
+    }
     let client: OAuthClient;
     let ttlSec: number;
     try {
@@ -91,11 +107,25 @@ export class ClientMetadataDocuments {
       ttlSec = Math.min(document.maxAgeSec ?? this.#cacheDefaultSec, this.#cacheMaxSec);
     } catch (error) {
       const refusal = error instanceof ClientMetadataError ? error : new ClientMetadataError(`${clientId} could not be fetched`, { cause: error });
-      this.#remember(clientId, { expiresAt: this.#now() + this.#negativeCacheSec * 1000, error: refusal }, this.#negativeCacheSec);
+      const expiresAt = this.#now() + this.#negativeCacheSec * 1000;
+      this.#remember(clientId, { expiresAt, error: refusal }, this.#negativeCacheSec);
+      await this.#share(clientId, { expiresAt, refusal: refusal.message }, this.#negativeCacheSec);
       throw refusal;
     }
-    this.#remember(clientId, { expiresAt: this.#now() + ttlSec * 1000, client }, ttlSec);
+    const expiresAt = this.#now() + ttlSec * 1000;
+    this.#remember(clientId, { expiresAt, client }, ttlSec);
+    await this.#share(clientId, { expiresAt, client }, ttlSec);
     return client;
+  }
+
+  /** Tells the other replicas; a store that cannot be written costs them a fetch, not this answer. */
+  async #share(clientId: string, entry: CheckedDocument, ttlSec: number): Promise<void> {
+    if (this.#shared === undefined || ttlSec <= 0) return;
+    try {
+      await this.#shared.set(clientId, entry);
+    } catch {
+      // The entry stays in this replica's cache; the next replica fetches the document itself.
+    }
   }
 
   #remember(clientId: string, entry: Entry, ttlSec: number): void {

@@ -115,6 +115,16 @@ export interface KeyStore {
   replace(expected: readonly StoredKey[], next: readonly StoredKey[]): Promise<boolean>;
 }
 
+/** What a client metadata document said when it was last checked: the client, or why it was refused. */
+export type CheckedDocument = { readonly expiresAt: number } & ({ readonly client: OAuthClient } | { readonly refusal: string });
+
+/** Client metadata documents already checked, shared so that replicas fetch each once per lifetime. */
+export interface ClientDocumentStore {
+  get(clientId: string): Promise<CheckedDocument | undefined>;
+  /** Keeps the entry until its `expiresAt` (epoch milliseconds). */
+  set(clientId: string, entry: CheckedDocument): Promise<void>;
+}
+
 export interface RateCounter {
   /** Counts one more event under `key` in the current window of `windowSec`; the count so far. */
   hit(key: string, windowSec: number): Promise<number>;
@@ -132,4 +142,9 @@ export interface SignInStore {
   readonly requests: PendingAuthorizationStore;
   readonly keys: KeyStore;
   readonly counters: RateCounter;
+  /**
+   * Client metadata documents checked by any replica. Optional: without it each replica keeps
+   * its own (bounded) cache and fetches a document itself once per lifetime.
+   */
+  readonly documents?: ClientDocumentStore;
 }
