@@ -48,7 +48,8 @@ export class ClientDirectory {
     if (clientId === '') throw new UnknownClientError('the request names no client (client_id)');
     if (ClientMetadataDocuments.names(clientId)) {
       if (this.documents === undefined) throw new UnknownClientError(`this server does not accept client metadata documents, so the client ${clientId} is unknown`);
-      if (this.resolving >= MAX_RESOLVING_DOCUMENTS) throw new UnknownClientError('the server is reading too many client metadata documents at this moment; try again shortly');
+      // Only reads count against the cap: slow documents named by anyone must not lock out known clients.
+      if (this.resolving >= MAX_RESOLVING_DOCUMENTS && !this.documents.remembers(clientId)) throw new UnknownClientError('the server is reading too many client metadata documents at this moment; try again shortly');
       this.resolving++;
       try {
         return await this.documents.resolve(clientId);

@@ -65,6 +65,12 @@ export class ClientMetadataDocuments {
     return this.#entries.size;
   }
 
+  /** Whether the client id is remembered (document or failure), so `resolve` answers it without a fetch. */
+  remembers(clientId: string): boolean {
+    const entry = this.#entries.get(clientId);
+    return entry !== undefined && entry.expiresAt > this.#now();
+  }
+
   /**
    * The client a metadata document describes; rejects with ClientMetadataError (cached briefly
    * too). Concurrent calls for one URL share one fetch.

@@ -52,7 +52,9 @@ export async function authorize(parts: ServerParts, request: HttpStageRequest): 
   const user = checkUser(answer);
   const granted = await parts.settings.store.consents.get(user.id, valid.client.clientId);
   const newScopes = valid.scopes.filter((scope) => !granted.includes(scope));
-  if (newScopes.length === 0) return issueCode(parts, valid, grantUser(user));
+  // Asking for nothing new skips the page only once the user allowed this client something: an
+  // empty request (no scope, no default) would otherwise give any client a code without asking.
+  if (newScopes.length === 0 && granted.length > 0) return issueCode(parts, valid, grantUser(user));
   const pending: PendingAuthorization = {
     id: randomToken(),
     csrf: randomToken(),

@@ -30,6 +30,8 @@ export function consentPage(view: ConsentView): string {
   const scopes = view.newScopes
     .map(({ name: scope, description }) => `<li><code>${escapeHtml(scope)}</code>${description !== undefined ? ` — ${escapeHtml(description)}` : ''}</li>`)
     .join('\n');
+  // No scope still lets the client act as the user wherever no scope is needed: say so.
+  const asked = scopes !== '' ? scopes : `<li>Use ${escapeHtml(view.serviceName)} as you</li>`;
   const granted =
     view.grantedScopes.length === 0
       ? ''
@@ -49,7 +51,7 @@ ${sentTo}
 <fieldset>
 <legend>It asks to</legend>
 <ul id="scopes">
-${scopes}
+${asked}
 </ul>
 </fieldset>
 ${granted}

@@ -1,0 +1,72 @@
+import type { DocumentFetcher, FetchedDocument } from '@typemcp/auth';
+import { pkce, SignInKit, WEB_CALLBACK } from './securityKit';
+
+// Attacks on sign-in found by probing it from outside, one per finding; each fails without its fix.
+
+describe('an authorization asking for no scope', () => {
+  // A server whose tools need no scope (or defaultScopes: []) hands out tokens that still act as the user.
+  let kit: SignInKit;
+  beforeAll(async () => {
+    kit = await SignInKit.start({ defaultScopes: [] });
+  });
+  afterAll(() => kit.close());
+
+  test('shows the consent page for a client the user never approved, instead of sending it a code at once', async () => {
+    const attacker = await kit.publicClient({ client_name: 'Attacker' });
+    // Alice is signed in (through another client's sign-in she left unanswered).
+    const alice = await kit.browser('alice', await kit.publicClient());
+    for (const scope of [undefined, '']) {
+      const answer = await alice.request(kit.authorizeUrl(attacker, pkce().challenge, { scope }));
+      expect(answer.status).toBe(200);
+      expect(answer.location).toBeNull();
+      expect(answer.html).toContain('id="client-name">Attacker<');
+      expect(answer.html).toContain('<li>Use notes as you</li>');
+    }
+  });
+
+  test('once approved, the same empty request is asked again rather than remembered as approved', async () => {
+    const clientId = await kit.publicClient();
+    const alice = await kit.browser('alice', clientId);
+    const { location } = await kit.authorize(alice, clientId, { scope: undefined });
+    expect(location.searchParams.get('code')).not.toBeNull();
+    expect((await alice.request(kit.authorizeUrl(clientId, pkce().challenge, { scope: undefined }))).status).toBe(200);
+  });
+});
+
+describe('metadata documents being read', () => {
+  const CLIENT = 'https://app.example/client.json';
+  const document = (url: URL): FetchedDocument => ({ body: { client_id: url.href, client_name: 'App', redirect_uris: [WEB_CALLBACK] }, maxAgeSec: 3600 });
+  const slow: Array<() => void> = [];
+  let fetched = 0;
+  const fetcher: DocumentFetcher = (url) => {
+    fetched++;
+    if (url.hostname !== 'app.example') return new Promise((resolve) => slow.push(() => resolve(document(url))));
+    return Promise.resolve(document(url));
+  };
+  let kit: SignInKit;
+  beforeAll(async () => {
+    kit = await SignInKit.start({ metadataDocuments: { fetcher } });
+  });
+  afterAll(async () => {
+    for (const release of slow.splice(0)) release();
+    await kit.close();
+  });
+
+  test('by an anonymous caller holding every slot with slow documents do not lock out a client already known', async () => {
+    const known = await fetch(kit.authorizeUrl(CLIENT, pkce().challenge, { redirect_uri: WEB_CALLBACK }), { redirect: 'manual' });
+    expect(known.status).toBe(200); // the login page: the document was read and kept
+    await known.text();
+    const flood = Array.from({ length: 50 }, (_, i) =>
+      fetch(kit.authorizeUrl(`https://slow${i}.example/client.json`, pkce().challenge, { redirect_uri: WEB_CALLBACK }), { redirect: 'manual' }).then((answer) => answer.text(), () => ''),
+    );
+    while (slow.length < 50) await new Promise((resolve) => setTimeout(resolve, 10));
+    const before = fetched;
+    const again = await fetch(kit.authorizeUrl(CLIENT, pkce().challenge, { redirect_uri: WEB_CALLBACK }), { redirect: 'manual' });
+    const html = await again.text();
+    expect(html).not.toContain('too many client metadata documents');
+    expect(again.status).toBe(200);
+    expect(fetched).toBe(before);
+    for (const release of slow.splice(0)) release();
+    await Promise.all(flood);
+  });
+});
