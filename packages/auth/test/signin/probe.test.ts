@@ -1,5 +1,6 @@
+import { MemorySignInStore } from '@typemcp/auth';
 import type { DocumentFetcher, FetchedDocument } from '@typemcp/auth';
-import { pkce, SignInKit, WEB_CALLBACK } from './securityKit';
+import { CALLBACK, pkce, SignInKit, WEB_CALLBACK } from './securityKit';
 
 // Attacks on sign-in found by probing it from outside, one per finding; each fails without its fix.
 
@@ -68,5 +69,26 @@ describe('metadata documents being read', () => {
     expect(fetched).toBe(before);
     for (const release of slow.splice(0)) release();
     await Promise.all(flood);
+  });
+});
+
+describe('registrations nobody uses', () => {
+  // Anyone may register 100 clients a minute, each up to 16 KiB, kept a day unused: gigabytes in memory.
+  let kit: SignInKit;
+  beforeAll(async () => {
+    kit = await SignInKit.start({ store: new MemorySignInStore(Date.now, { maxUnusedClients: 3 }) });
+  });
+  afterAll(() => kit.close());
+
+  test('are kept up to a bound in the memory store, the oldest dropped first; a client that signed someone in stays', async () => {
+    const { clientId: used } = await kit.tokens();
+    const bulky = Array.from({ length: 19 }, (_, i) => `https://app.example/${i}/${'x'.repeat(700)}`);
+    const unused: string[] = [];
+    for (let i = 0; i < 4; i++) unused.push(await kit.publicClient({ redirect_uris: [CALLBACK, ...bulky] }));
+    const alice = await kit.browser('alice', used);
+    const pageOf = async (clientId: string) => (await alice.request(kit.authorizeUrl(clientId, pkce().challenge))).html;
+    expect(await pageOf(unused[0])).toContain('not registered here');
+    for (const clientId of unused.slice(1)) expect(await pageOf(clientId)).not.toContain('not registered here');
+    expect((await kit.tokens(used)).tokens.access_token).toBeDefined();
   });
 });

@@ -61,8 +61,19 @@ export class MemorySignInStore implements SignInStore {
   /** Grants revoked before they were added. */
   private readonly revokedEarly: ExpiringMap<true>;
   private storedKeys: readonly StoredKey[] = [];
+  /** Registered clients not used yet, oldest first: anyone may register, so they are bounded. */
+  private readonly unusedClients = new Set<string>();
+  private readonly maxUnusedClients: number;
 
-  constructor(private readonly now: () => number = Date.now) {
+  /**
+   * `maxUnusedClients` (default 10,000) bounds the registrations kept before a sign-in uses them;
+   * past it the oldest is dropped, so a flood of registrations costs at most that many.
+   */
+  constructor(
+    private readonly now: () => number = Date.now,
+    options: { readonly maxUnusedClients?: number } = {},
+  ) {
+    this.maxUnusedClients = options.maxUnusedClients ?? 10_000;
     this.clientMap = new ExpiringMap(now);
     this.codeMap = new ExpiringMap(now);
     this.grantMap = new ExpiringMap(now);
@@ -73,8 +84,17 @@ export class MemorySignInStore implements SignInStore {
 
   readonly clients = {
     get: async (clientId: string) => this.clientMap.get(clientId),
-    add: async (client: OAuthClient, unusedTtlSec: number) => this.clientMap.set(client.clientId, client, unusedTtlSec),
+    add: async (client: OAuthClient, unusedTtlSec: number) => {
+      this.clientMap.set(client.clientId, client, unusedTtlSec);
+      this.unusedClients.add(client.clientId);
+      for (const oldest of this.unusedClients) {
+        if (this.unusedClients.size <= this.maxUnusedClients) break;
+        this.unusedClients.delete(oldest);
+        this.clientMap.delete(oldest);
+      }
+    },
     markUsed: async (clientId: string) => {
+      this.unusedClients.delete(clientId);
       const client = this.clientMap.get(clientId);
       if (client !== undefined) this.clientMap.set(clientId, client, FOREVER_SEC);
     },
