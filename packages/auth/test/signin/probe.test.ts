@@ -1,4 +1,5 @@
 import { MemorySignInStore } from '@typemcp/auth';
+import { ClientMetadataError } from '../../src/signin/clients/fetchers';
 import type { DocumentFetcher, FetchedDocument } from '@typemcp/auth';
 import { CALLBACK, pkce, SignInKit, WEB_CALLBACK } from './securityKit';
 
@@ -41,12 +42,14 @@ describe('metadata documents being read', () => {
   let fetched = 0;
   const fetcher: DocumentFetcher = (url) => {
     fetched++;
+    // A literal reserved address is refused at once, without a connection: failures cost nothing.
+    if (url.hostname === '203.0.113.1') return Promise.reject(new ClientMetadataError(`${url.href} is not fetched: a reserved address`));
     if (url.hostname !== 'app.example') return new Promise((resolve) => slow.push(() => resolve(document(url))));
     return Promise.resolve(document(url));
   };
   let kit: SignInKit;
   beforeAll(async () => {
-    kit = await SignInKit.start({ metadataDocuments: { fetcher } });
+    kit = await SignInKit.start({ metadataDocuments: { fetcher, maxEntries: 5 } });
   });
   afterAll(async () => {
     for (const release of slow.splice(0)) release();
@@ -57,6 +60,8 @@ describe('metadata documents being read', () => {
     const known = await fetch(kit.authorizeUrl(CLIENT, pkce().challenge, { redirect_uri: WEB_CALLBACK }), { redirect: 'manual' });
     expect(known.status).toBe(200); // the login page: the document was read and kept
     await known.text();
+    // Refusals cost the attacker nothing: as many as the cache holds must not push the document out.
+    for (let i = 0; i < 5; i++) await (await fetch(kit.authorizeUrl(`https://203.0.113.1/${i}.json`, pkce().challenge, { redirect_uri: WEB_CALLBACK }))).text();
     const flood = Array.from({ length: 50 }, (_, i) =>
       fetch(kit.authorizeUrl(`https://slow${i}.example/client.json`, pkce().challenge, { redirect_uri: WEB_CALLBACK }), { redirect: 'manual' }).then((answer) => answer.text(), () => ''),
     );

@@ -141,13 +141,24 @@ export class ClientMetadataDocuments {
     this.#entries.set(clientId, entry);
   }
 
-  /** Makes room for one: the expired entries if there are any, else the least recently used. */
+  /**
+   * Makes room for one: the expired entries if there are any, else the least recently used
+   * failure, else the least recently used document. Anyone can cause failures at no cost (a
+   * reserved address is refused without a connection): they must not push documents out.
+   */
   #evict(): void {
     const now = this.#now();
     for (const [clientId, entry] of this.#entries) if (entry.expiresAt <= now) this.#entries.delete(clientId);
     if (this.#entries.size < this.#maxEntries) return;
-    const oldest = this.#entries.keys().next();
-    if (!oldest.done) this.#entries.delete(oldest.value);
+    let oldest: string | undefined;
+    for (const [clientId, entry] of this.#entries) {
+      oldest ??= clientId;
+      if ('error' in entry) {
+        oldest = clientId;
+        break;
+      }
+    }
+    if (oldest !== undefined) this.#entries.delete(oldest);
   }
 }
 
