@@ -97,3 +97,18 @@ describe('registrations nobody uses', () => {
     expect((await kit.tokens(used)).tokens.access_token).toBeDefined();
   });
 });
+
+describe('the consent page naming where the browser goes', () => {
+  let kit: SignInKit;
+  beforeAll(async () => {
+    kit = await SignInKit.start();
+  });
+  afterAll(() => kit.close());
+
+  test('names an app scheme with its host, not the host alone: myapp://accounts.google.com is not accounts.google.com', async () => {
+    const redirect = 'myapp://accounts.google.com/cb';
+    const clientId = await kit.publicClient({ redirect_uris: [redirect], client_name: 'Google Drive' });
+    const { page } = await kit.consentPage('alice', { redirect_uri: redirect }, clientId);
+    expect(/id="client-domain">([^<]*)</.exec(page.html)?.[1]).toBe('myapp://accounts.google.com');
+  });
+});

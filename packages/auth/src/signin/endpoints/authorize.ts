@@ -80,7 +80,7 @@ export async function authorize(parts: ServerParts, request: HttpStageRequest): 
       clientName: valid.client.name,
       clientDomain: domain,
       domainVerified: verifiedDomain,
-      redirectHost: new URL(valid.redirectUri).host || valid.redirectUri,
+      redirectHost: destinationOf(new URL(valid.redirectUri)),
       newScopes: newScopes.map(describe),
       grantedScopes: valid.scopes.filter((scope) => granted.includes(scope)),
     }),
@@ -200,6 +200,15 @@ const grantUser = (user: SignInUser): GrantUser => (user.roles !== undefined ? {
  */
 function clientDomain(client: OAuthClient, redirectUri: string): { domain: string; verifiedDomain: boolean } {
   if (client.origin === 'metadata-document') return { domain: new URL(client.clientId).host, verifiedDomain: true };
-  const redirect = new URL(redirectUri);
-  return { domain: redirect.host !== '' ? redirect.host : redirect.protocol.replace(/:$/, ''), verifiedDomain: false };
+  return { domain: destinationOf(new URL(redirectUri)), verifiedDomain: false };
+}
+
+/**
+ * Where a redirect goes, as the consent page names it: the host of a web address; an app's
+ * scheme with its host (`myapp://accounts.google.com` opens whatever app took `myapp`, not
+ * that site), or the scheme alone.
+ */
+function destinationOf(redirect: URL): string {
+  if (redirect.protocol === 'https:' || redirect.protocol === 'http:') return redirect.host;
+  return redirect.host !== '' ? `${redirect.protocol}//${redirect.host}` : redirect.protocol.replace(/:$/, '');
 }
