@@ -6,5 +6,7 @@ export type { RedisEventStoreOptions } from './RedisEventStore';
 export { RedisBroadcaster } from './RedisBroadcaster';
 export type { RedisBroadcasterOptions } from './RedisBroadcaster';
 export { RedisTaskStore } from './RedisTaskStore';
+export { RedisSignInStore } from './RedisSignInStore';
+export type { RedisSignInStoreOptions } from './RedisSignInStore';
 export type { RedisStoreOptions } from './keys';
 export { DEFAULT_KEY_PREFIX } from './keys';
