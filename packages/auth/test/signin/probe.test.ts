@@ -1,7 +1,9 @@
-import { MemorySignInStore } from '@typemcp/auth';
+import { McpServer } from '@typemcp/core';
+import { developmentLogin, MemorySignInStore, signIn } from '@typemcp/auth';
 import { ClientMetadataError } from '../../src/signin/clients/fetchers';
 import type { DocumentFetcher, FetchedDocument } from '@typemcp/auth';
 import { CALLBACK, pkce, SignInKit, WEB_CALLBACK } from './securityKit';
+import { Notes } from './signInServer';
 
 // Attacks on sign-in found by probing it from outside, one per finding; each fails without its fix.
 
@@ -110,5 +112,27 @@ describe('the consent page naming where the browser goes', () => {
     const clientId = await kit.publicClient({ redirect_uris: [redirect], client_name: 'Google Drive' });
     const { page } = await kit.consentPage('alice', { redirect_uri: redirect }, clientId);
     expect(/id="client-domain">([^<]*)</.exec(page.html)?.[1]).toBe('myapp://accounts.google.com');
+  });
+});
+
+describe('registrations on a host that does not know the caller’s address', () => {
+  test('(a fetch handler: Workers, Deno, Bun) are not all counted as one caller’s, so one caller cannot use up everyone’s', async () => {
+    const server = new McpServer({ name: 'notes', version: '1.0.0', providers: [Notes] });
+    server.plugin(signIn, {
+      resource: 'http://127.0.0.1:1/mcp',
+      secret: 'a test secret of at least thirty-two characters',
+      authenticate: developmentLogin({ users: { alice: { password: 'alice' } } }),
+      registration: { perAddressPerMinute: 2, perMinute: 100 },
+    });
+    const handler = server.fetchHandler({ path: '/mcp' });
+    try {
+      const register = () =>
+        handler(new Request('http://127.0.0.1:1/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [CALLBACK], token_endpoint_auth_method: 'none' }) }));
+      // Two callers' registrations, say; with no address to tell them apart only the overall limit can apply.
+      for (let i = 0; i < 3; i++) expect((await register()).status).toBe(201);
+    } finally {
+      await handler.close();
+      await server.close();
+    }
   });
 });

@@ -18,8 +18,10 @@ export async function register(parts: ServerParts, request: HttpStageRequest): P
   const settings = parts.settings.registration!;
   if (request.method !== 'POST') return oauthError(405, 'invalid_request', 'use POST', { allow: 'POST' });
   const { counters } = parts.settings.store;
-  const address = request.clientAddress ?? 'unknown';
-  if ((await counters.hit('register', 60)) > settings.perMinute || (await counters.hit(`register:${address}`, 60)) > settings.perAddressPerMinute) {
+  const address = request.clientAddress;
+  // Without an address (fetch handlers) every caller would share one count: one could use up everyone's.
+  const overAddressLimit = async () => address !== undefined && (await counters.hit(`register:${address}`, 60)) > settings.perAddressPerMinute;
+  if ((await counters.hit('register', 60)) > settings.perMinute || (await overAddressLimit())) {
     return oauthError(429, 'temporarily_unavailable', 'too many registrations; try again in a minute', { 'retry-after': '60' });
   }
   if (!/^application\/json\s*(;|$)/i.test(request.headers.get('content-type') ?? '')) return invalidMetadata('the body must be application/json');
