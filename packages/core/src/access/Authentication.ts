@@ -8,6 +8,15 @@ export interface AuthChallenge {
   readonly description?: string;
   /** The scopes to ask the authorization server for. */
   readonly scopes?: readonly string[];
+  /** What the refusal's `AccessDeniedError` carried for the challenge (`options.challenge`), untouched. */
+  readonly params?: Readonly<Record<string, string>>;
+}
+
+/** A challenge with other headers of the refusal beside `WWW-Authenticate` (a nonce the client must use, …). */
+export interface AuthChallengeReply {
+  /** The `WWW-Authenticate` value: one challenge, or several separated by commas (RFC 9110 §11.6.1). */
+  readonly wwwAuthenticate: string;
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -23,8 +32,11 @@ export interface Authentication {
    * (`req.headers.get('authorization')`).
    */
   authenticate(req: HttpRequestInfo): Principal | undefined | Promise<Principal | undefined>;
-  /** The `WWW-Authenticate` header value of a 401 or 403 answer. */
-  challenge(challenge: AuthChallenge): string;
+  /**
+   * The `WWW-Authenticate` header value of a 401 or 403 answer (several challenges are joined
+   * by commas), or that value with other headers of the answer.
+   */
+  challenge(challenge: AuthChallenge): string | AuthChallengeReply;
   /**
    * Serve requests without credentials, with only `@Public()` tools, resources and prompts
    * (default false: such a request is answered 401 before anything else).

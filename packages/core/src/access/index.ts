@@ -1,4 +1,4 @@
 export { AccessPolicy } from './AccessPolicy';
 export { AuthenticationService } from './Authentication';
-export type { Authentication, AuthChallenge } from './Authentication';
+export type { Authentication, AuthChallenge, AuthChallengeReply } from './Authentication';
 export type { AccessGuard, GuardInput } from './Guard';

@@ -17,14 +17,22 @@ export type AccessDeniedReason = 'unauthenticated' | 'invalid_token' | 'insuffic
  * ask for: those already granted plus the missing ones.
  */
 export class AccessDeniedError extends McpError {
-  declare readonly data: { reason: AccessDeniedReason; scopes?: string[] };
+  declare readonly data: { reason: AccessDeniedReason; scopes?: string[]; challenge?: Record<string, string> };
 
+  /**
+   * `options.challenge`: parameters an authentication passes to its own challenge through the
+   * refusal (`AuthChallenge.params`), e.g. an error code its scheme defines; the core does not
+   * read them.
+   */
   constructor(
     readonly reason: AccessDeniedReason,
     message: string,
-    options: { scopes?: readonly string[] } = {},
+    options: { scopes?: readonly string[]; challenge?: Readonly<Record<string, string>> } = {},
   ) {
-    super(ErrorCode.AccessDenied, message, options.scopes === undefined ? { reason } : { reason, scopes: [...options.scopes] });
+    const data: AccessDeniedError['data'] = { reason };
+    if (options.scopes !== undefined) data.scopes = [...options.scopes];
+    if (options.challenge !== undefined) data.challenge = { ...options.challenge };
+    super(ErrorCode.AccessDenied, message, data);
   }
 }
 

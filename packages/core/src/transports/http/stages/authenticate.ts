@@ -49,7 +49,7 @@ async function byOption(principalOption: NamePrincipal, request: StagedRequest):
 export function refusalHead(host: HttpServerHost): RefusalHead {
   return (error) => {
     if (error.code !== ErrorCode.AccessDenied) return undefined;
-    const { reason, scopes } = (error.data ?? {}) as { reason?: string; scopes?: string[] };
+    const { reason, scopes, challenge: params } = (error.data ?? {}) as { reason?: string; scopes?: string[]; challenge?: Record<string, string> };
     const auth = host.authentication;
     if (!auth) return { status: 403 };
     const status = reason === 'unauthenticated' || reason === 'invalid_token' ? 401 : 403;
@@ -57,17 +57,29 @@ export function refusalHead(host: HttpServerHost): RefusalHead {
     // (step-up); a role or guard refusal is final and gets none.
     const challenge: AuthChallenge | undefined =
       reason === 'unauthenticated'
-        ? { scopes }
+        ? { scopes, params }
         : reason === 'invalid_token' || reason === 'insufficient_scope'
-          ? { error: reason, description: error.message, scopes }
+          ? { error: reason, description: error.message, scopes, params }
           : undefined;
     if (challenge === undefined) return { status };
     try {
-      const value = auth.challenge(challenge);
+      const reply = auth.challenge(challenge);
+      const value = typeof reply === 'string' ? reply : reply?.wwwAuthenticate;
       if (typeof value !== 'string' || !HEADER_VALUE.test(value)) return { status };
-      return { status, headers: { 'www-authenticate': value } };
+      const headers: Record<string, string> = { 'www-authenticate': value };
+      if (typeof reply === 'object') {
+        // Only headers that can be sent, and none the answer sets itself.
+        for (const [name, extra] of Object.entries(reply.headers ?? {})) {
+          const lower = name.toLowerCase();
+          if (HEADER_NAME.test(name) && typeof extra === 'string' && HEADER_VALUE.test(extra) && !(lower in headers) && lower !== 'content-type') headers[lower] = extra;
+        }
+      }
+      return { status, headers };
     } catch {
       return { status }; // a challenge that cannot be sent must not cost the answer
     }
   };
 }
+
+/** An HTTP field name (RFC 9110 §5.1: a token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
