@@ -1,6 +1,8 @@
 import { AccessDeniedError, AuthenticationService, DefinitionError } from '@typemcp/core';
 import type { Authentication, HttpRequestInfo, Plugin, Principal } from '@typemcp/core';
-import { bearerChallenge, bearerToken } from './challenge';
+import { schemeChallenge } from './challenge';
+import { ResourceDpop } from './dpop/resource';
+import { dpopMetadata, dpopSettingsOf } from './dpop/settings';
 import { JwtVerifier } from './JwtVerifier';
 import type { AuthOptions } from './options';
 import { protectedResource } from './protectedResource';
@@ -16,7 +18,10 @@ export const auth: Plugin<AuthOptions> = {
   version: '0.1.0',
   register(host, options) {
     checkOptions(options);
+    const dpop = new ResourceDpop(dpopSettingsOf(options.dpop, '@typemcp/auth', Date.now), new URL(options.resource).origin);
     const metadata = protectedResource(options);
+    // Named in the metadata when configured; DPoP-bound tokens are accepted either way.
+    if (options.dpop !== undefined) Object.assign(metadata.document, dpopMetadata(dpop.settings));
     const jwt = options.verify ? undefined : new JwtVerifier(options);
     const verify = async (token: string, req: HttpRequestInfo): Promise<Principal> => {
       if (jwt) return jwt.verify(token);
@@ -26,15 +31,8 @@ export const auth: Plugin<AuthOptions> = {
     };
     const authentication: Authentication = {
       async authenticate(req) {
-        let token: string | undefined;
         try {
-          token = bearerToken(req.headers.get('authorization') ?? undefined);
-        } catch (error) {
-          throw new AccessDeniedError('invalid_token', `Invalid token: ${(error as Error).message}`);
-        }
-        if (token === undefined) return undefined;
-        try {
-          return await verify(token, req);
+          return await dpop.authenticate(req, (token) => verify(token, req));
         } catch (error) {
           if (!(error instanceof AccessDeniedError)) host.reportError('a token could not be checked', error);
           throw error;
@@ -42,7 +40,9 @@ export const auth: Plugin<AuthOptions> = {
       },
       // Without credentials the client learns which scopes to ask for (MCP authorization, scope selection).
       challenge: (challenge) =>
-        bearerChallenge(metadata.url, challenge.error === undefined && (challenge.scopes ?? []).length === 0 ? { scopes: options.defaultScopes ?? options.scopesSupported } : challenge),
+        dpop.challenge(challenge.error === undefined && (challenge.scopes ?? []).length === 0 ? { ...challenge, scopes: options.defaultScopes ?? options.scopesSupported } : challenge, (scheme, said, extra) =>
+          schemeChallenge(scheme, metadata.url, said, extra),
+        ),
       allowAnonymous: options.allowAnonymous ?? false,
       localPrincipal: options.stdio,
       documents: new Map(metadata.paths.map((path) => [path, metadata.document])),

@@ -2,11 +2,16 @@ import type { AuthChallenge } from '@typemcp/core';
 
 /** The `WWW-Authenticate` value of a refusal (RFC 6750 §3, RFC 9728 §5.1). */
 export function bearerChallenge(resourceMetadataUrl: string, challenge: AuthChallenge): string {
+  return schemeChallenge('Bearer', resourceMetadataUrl, challenge);
+}
+
+/** One challenge of `scheme` with the parameters of a bearer one (RFC 9449 §7.1 gives DPoP the same), then `extra`. */
+export function schemeChallenge(scheme: string, resourceMetadataUrl: string, challenge: Pick<AuthChallenge, 'scopes' | 'description'> & { error?: string }, extra: readonly string[] = []): string {
   const params = [`resource_metadata="${quoted(resourceMetadataUrl)}"`];
   if (challenge.scopes !== undefined && challenge.scopes.length > 0) params.push(`scope="${quoted(challenge.scopes.join(' '))}"`);
-  if (challenge.error !== undefined) params.push(`error="${challenge.error}"`);
+  if (challenge.error !== undefined) params.push(`error="${quoted(challenge.error)}"`);
   if (challenge.description !== undefined) params.push(`error_description="${quoted(challenge.description)}"`);
-  return `Bearer ${params.join(', ')}`;
+  return `${scheme} ${[...params, ...extra].join(', ')}`;
 }
 
 /**

@@ -1,3 +1,4 @@
 export { auth } from './auth';
 export type { AuthOptions } from './options';
 export * from './signin';
+export * from './dpop';

@@ -1,5 +1,6 @@
 import type { HttpRequestInfo, Principal } from '@typemcp/core';
 import type { JSONWebKeySet } from 'jose';
+import type { DpopOptions } from './dpop/options';
 
 /** Options of the `auth` plugin: an OAuth 2.1 resource server for one MCP endpoint. */
 export interface AuthOptions {
@@ -52,4 +53,11 @@ export interface AuthOptions {
    * the server decides, e.g. from its environment. Without it, stdio callers are anonymous.
    */
   stdio?: Principal;
+  /**
+   * DPoP (RFC 9449): tokens bound to the client's key (`cnf.jkt`) are accepted with the `DPoP`
+   * scheme and a proof, and refused as bearer tokens. On by default beside bearer tokens;
+   * `{ required: true }` refuses bearer tokens, `false` the DPoP scheme. Given, the metadata
+   * names the algorithms (`dpop_signing_alg_values_supported`).
+   */
+  dpop?: DpopOptions | boolean;
 }

@@ -10,6 +10,9 @@ import type { ServerParts } from './parts';
 import type { Settings } from './settings';
 import { AccessTokens } from './tokens/AccessTokens';
 import { KeyRing } from './tokens/KeyRing';
+import { DpopProofs } from '../dpop/proofs';
+import type { DpopSettings } from '../dpop/proofs';
+import { dpopMetadata } from '../dpop/settings';
 
 type Endpoint = (parts: ServerParts, request: HttpStageRequest) => Promise<HttpStageReply>;
 
@@ -21,6 +24,7 @@ export class AuthorizationServer implements ServerParts {
   readonly clients: ClientDirectory;
   readonly keyRing: KeyRing;
   readonly accessTokens: AccessTokens;
+  readonly dpop: DpopProofs | undefined;
   private readonly routes = new Map<string, { endpoint: Endpoint; methods: string; crossOrigin: boolean }>();
   private readonly documents = new Map<string, () => Promise<unknown>>();
 
@@ -29,7 +33,9 @@ export class AuthorizationServer implements ServerParts {
     metadataDocuments: MetadataDocumentSettings | false | undefined,
     private readonly declaredScopes: () => readonly string[],
     readonly serviceName: string,
+    dpop?: DpopSettings,
   ) {
+    this.dpop = dpop && new DpopProofs(dpop);
     this.clients = new ClientDirectory(settings.store.clients, metadataDocuments, settings.now, settings.store.documents);
     this.keyRing = new KeyRing(settings.store.keys, settings.secret, settings.keyRotationSec, settings.now);
     this.accessTokens = new AccessTokens(this.keyRing, settings.issuer, settings.accessTokenTtlSec, settings.now);
@@ -41,8 +47,9 @@ export class AuthorizationServer implements ServerParts {
     route(endpoints.revoke, revoke, 'POST', true);
     if (settings.registration !== undefined) route(endpoints.register, register, 'POST', true);
     this.documents.set(new URL(endpoints.jwks).pathname, async () => (await this.keyRing.keys()).jwks);
-    for (const path of endpoints.metadataPaths) this.documents.set(path, async () => authorizationServerMetadata(settings, this.scopes(), this.clients.acceptsMetadataDocuments));
-    for (const path of endpoints.resourceMetadataPaths) this.documents.set(path, async () => protectedResourceMetadata(settings, this.scopes(), this.serviceName));
+    const dpopServer = dpop === undefined ? {} : { dpop_signing_alg_values_supported: dpop.algorithms };
+    for (const path of endpoints.metadataPaths) this.documents.set(path, async () => ({ ...authorizationServerMetadata(settings, this.scopes(), this.clients.acceptsMetadataDocuments), ...dpopServer }));
+    for (const path of endpoints.resourceMetadataPaths) this.documents.set(path, async () => ({ ...protectedResourceMetadata(settings, this.scopes(), this.serviceName), ...dpopMetadata(dpop) }));
   }
 
   scopes(): readonly string[] {

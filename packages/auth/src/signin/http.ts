@@ -27,7 +27,7 @@ export function preflightReply(methods: string): HttpStageReply {
     headers: {
       ...OPEN_TO_ALL_ORIGINS,
       'access-control-allow-methods': methods,
-      'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version',
+      'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version, dpop',
       'access-control-max-age': '600',
     },
   };

@@ -1,4 +1,5 @@
 import type { Principal } from '@typemcp/core';
+import type { DpopOptions } from '../dpop/options';
 import type { DocumentFetcher } from './clients/fetchers';
 import type { SignInStore } from './store/SignInStore';
 
@@ -110,6 +111,14 @@ export interface SignInOptions {
   readonly allowAnonymous?: boolean;
   /** Who the caller of a stdio connection is (stdio carries no tokens). */
   readonly stdio?: Principal;
+  /**
+   * DPoP (RFC 9449): a token request with a DPoP proof gets tokens bound to the proof's key
+   * (`token_type: DPoP`, `cnf.jkt`; the refresh token too), which the resource then accepts
+   * only with a proof of that key. On by default beside bearer tokens; `{ required: true }`
+   * refuses bearer tokens at the resource, `false` switches DPoP off. Nonces derive from
+   * `secret` unless `dpop.nonce.secret` is given.
+   */
+  readonly dpop?: DpopOptions | boolean;
   /** The clock, in epoch milliseconds (tests). */
   readonly now?: () => number;
 }

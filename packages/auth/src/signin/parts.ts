@@ -1,3 +1,4 @@
+import type { DpopProofs } from '../dpop/proofs';
 import type { ClientDirectory } from './ClientDirectory';
 import type { Settings } from './settings';
 import type { AccessTokens } from './tokens/AccessTokens';
@@ -9,6 +10,8 @@ export interface ServerParts {
   readonly clients: ClientDirectory;
   readonly keyRing: KeyRing;
   readonly accessTokens: AccessTokens;
+  /** Checks DPoP proofs at the token endpoint; undefined when DPoP is off. */
+  readonly dpop: DpopProofs | undefined;
   /** Every scope a client may ask for now: those the server's targets need. */
   scopes(): readonly string[];
   /** What a request naming no scope gets, and the 401 names. */

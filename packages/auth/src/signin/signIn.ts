@@ -1,9 +1,10 @@
 import { AccessDeniedError, AuthenticationService } from '@typemcp/core';
 import type { Authentication, Plugin, Principal } from '@typemcp/core';
-import { bearerChallenge, bearerToken } from '../challenge';
+import { schemeChallenge } from '../challenge';
+import { ResourceDpop } from '../dpop/resource';
+import { dpopSettingsOf } from '../dpop/settings';
 import { AuthorizationServer } from './AuthorizationServer';
 import type { SignInOptions } from './options';
-import type { VerifiedAccessToken } from './tokens/AccessTokens';
 import { settingsOf } from './settings';
 
 /**
@@ -18,16 +19,17 @@ export const signIn: Plugin<SignInOptions> = {
   version: '0.1.0',
   register(host, options) {
     const settings = settingsOf(options);
-    const server = new AuthorizationServer(settings, options.metadataDocuments, () => host.declaredScopes(), options.serviceName ?? host.serverInfo.name);
+    // One DPoP configuration for both sides: the token endpoint binds tokens, the resource checks them.
+    const dpopSettings = dpopSettingsOf(options.dpop, 'signIn', settings.now, settings.secret);
+    const server = new AuthorizationServer(settings, options.metadataDocuments, () => host.declaredScopes(), options.serviceName ?? host.serverInfo.name, dpopSettings);
     host.httpStage({ name: 'sign-in', before: 'documents', handle: (request) => server.handle(request) });
-    const verifyToken = async (authorization: string | undefined): Promise<VerifiedAccessToken | undefined> => {
-      let token: string | undefined;
-      try {
-        token = bearerToken(authorization);
-      } catch (error) {
-        throw new AccessDeniedError('invalid_token', `Invalid token: ${(error as Error).message}`);
-      }
-      return token === undefined ? undefined : server.accessTokens.verify(token, settings.resource);
+    const dpop = new ResourceDpop(dpopSettings, new URL(settings.resource).origin);
+    const verifyToken = async (token: string): Promise<Principal> => {
+      // A token verified before skips the signature check.
+      const verified = server.accessTokens.cached(token) ?? (await server.accessTokens.verify(token, settings.resource));
+      const grant = await settings.store.grants.get(verified.grantId);
+      if (grant === undefined || grant.revoked) throw new AccessDeniedError('invalid_token', 'Invalid token: its grant was revoked or has ended; sign in again');
+      return verified.principal;
     };
     // The HTTP handler answers 500 for what is not a refusal, without its cause: the operator hears it here.
     const reported = <T>(work: Promise<T>): Promise<T> =>
@@ -36,18 +38,12 @@ export const signIn: Plugin<SignInOptions> = {
         throw error;
       });
     const authentication: Authentication = {
-      async authenticate(req) {
-        const authorization = req.headers.get('authorization') ?? undefined;
-        // A token verified before skips the syntax check too: it passed it then.
-        const verified = (authorization?.startsWith('Bearer ') ? server.accessTokens.cached(authorization.slice(7)) : undefined) ?? (await reported(verifyToken(authorization)));
-        if (verified === undefined) return undefined;
-        const grant = await reported(settings.store.grants.get(verified.grantId));
-        if (grant === undefined || grant.revoked) throw new AccessDeniedError('invalid_token', 'Invalid token: its grant was revoked or has ended; sign in again');
-        return verified.principal satisfies Principal;
-      },
+      authenticate: (req) => reported(dpop.authenticate(req, verifyToken)),
       // Without credentials the client learns which scopes to ask for (MCP authorization, scope selection).
       challenge: (challenge) =>
-        bearerChallenge(settings.endpoints.resourceMetadataUrl, challenge.error === undefined && (challenge.scopes ?? []).length === 0 ? { scopes: server.defaultScopes() } : challenge),
+        dpop.challenge(challenge.error === undefined && (challenge.scopes ?? []).length === 0 ? { ...challenge, scopes: server.defaultScopes() } : challenge, (scheme, said, extra) =>
+          schemeChallenge(scheme, settings.endpoints.resourceMetadataUrl, said, extra),
+        ),
       allowAnonymous: options.allowAnonymous ?? false,
       localPrincipal: options.stdio,
     };

@@ -27,6 +27,8 @@ interface ValidRequest extends VerifiedRequest {
   readonly codeChallenge: string;
   readonly scopes: readonly string[];
   readonly resource: string;
+  /** RFC 9449 §10: the code is bound to this DPoP key. */
+  readonly dpopJkt?: string;
 }
 
 /**
@@ -65,6 +67,7 @@ export async function authorize(parts: ServerParts, request: HttpStageRequest): 
     scopes: valid.scopes,
     resource: valid.resource,
     user: grantUser(user),
+    ...(valid.dpopJkt !== undefined ? { dpopJkt: valid.dpopJkt } : {}),
   };
   await parts.settings.store.requests.add(pending, CONSENT_TTL_SEC);
   const describe = (name: string) => ({ name, description: parts.settings.scopeDescriptions[name] });
@@ -119,7 +122,7 @@ export async function consent(parts: ServerParts, request: HttpStageRequest): Pr
     if (error instanceof UnknownClientError) return refused(400, error.message);
     throw error;
   }
-  const answered: ValidRequest = { client, redirectUri: pending.redirectUri, state: pending.state, codeChallenge: pending.codeChallenge, scopes: pending.scopes, resource: pending.resource };
+  const answered: ValidRequest = { client, redirectUri: pending.redirectUri, state: pending.state, codeChallenge: pending.codeChallenge, scopes: pending.scopes, resource: pending.resource, dpopJkt: pending.dpopJkt };
   const decision = form.get('decision');
   if (decision === 'deny') return redirectError(parts, answered, 'access_denied', 'The user denied the request');
   if (decision !== 'approve') return refused(400, 'The answer must be approve or deny.');
@@ -158,14 +161,26 @@ function validate(parts: ServerParts, params: Map<string, string>, verified: Ver
   const unknown = asked.filter((scope) => !known.includes(scope));
   if (unknown.length > 0) return fail('invalid_scope', `unknown scope${unknown.length > 1 ? 's' : ''}: ${unknown.join(' ')}`);
   const scopes = asked.length > 0 ? [...new Set(asked)] : parts.defaultScopes();
-  return { ...verified, codeChallenge, scopes, resource };
+  // Without DPoP the parameter is unknown, and ignored.
+  const dpopJkt = parts.dpop === undefined ? undefined : params.get('dpop_jkt');
+  if (dpopJkt !== undefined && !isCodeChallenge(dpopJkt)) return fail('invalid_request', 'dpop_jkt must be the base64url SHA-256 thumbprint of a JWK (43 characters)');
+  return { ...verified, codeChallenge, scopes, resource, ...(dpopJkt !== undefined ? { dpopJkt } : {}) };
 }
 
 async function issueCode(parts: ServerParts, request: ValidRequest, user: GrantUser): Promise<HttpStageReply> {
   const code = randomToken();
   await parts.settings.store.codes.add(
     await sha256(code),
-    { clientId: request.client.clientId, redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, scopes: request.scopes, resource: request.resource, user, grantId: randomToken(16) },
+    {
+      clientId: request.client.clientId,
+      redirectUri: request.redirectUri,
+      codeChallenge: request.codeChallenge,
+      scopes: request.scopes,
+      resource: request.resource,
+      user,
+      grantId: randomToken(16),
+      ...(request.dpopJkt !== undefined ? { dpopJkt: request.dpopJkt } : {}),
+    },
     CODE_TTL_SEC,
   );
   return redirectReply(withQuery(request.redirectUri, { code, state: request.state, iss: parts.settings.issuer }));

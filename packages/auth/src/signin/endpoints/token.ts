@@ -6,6 +6,7 @@ import type { ServerParts } from '../parts';
 import type { Grant } from '../store/SignInStore';
 import { randomToken, sha256, verifierMatches } from '../tokens/secrets';
 import { authenticateClient, InvalidClientError } from './clientAuth';
+import { tokenRequestKey } from '../../dpop/tokenEndpoint';
 
 /** `POST /oauth/token`: the authorization code and refresh token grants. */
 export async function token(parts: ServerParts, request: HttpStageRequest): Promise<HttpStageReply> {
@@ -18,9 +19,12 @@ export async function token(parts: ServerParts, request: HttpStageRequest): Prom
     if (error instanceof InvalidClientError) return invalidClient(error.message);
     throw error;
   }
+  // A DPoP proof binds the tokens to its key (RFC 9449 §5).
+  const key = await tokenRequestKey(parts, request);
+  if (!('jkt' in key)) return key;
   const grantType = params.get('grant_type');
-  if (grantType === 'authorization_code') return exchangeCode(parts, client, params);
-  if (grantType === 'refresh_token') return refresh(parts, client, params);
+  if (grantType === 'authorization_code') return exchangeCode(parts, client, params, key.jkt);
+  if (grantType === 'refresh_token') return refresh(parts, client, params, key.jkt);
   return oauthError(400, 'unsupported_grant_type', grantType === undefined ? 'grant_type is required' : `the grant type ${grantType} is not supported`);
 }
 
@@ -46,7 +50,7 @@ export async function revoke(parts: ServerParts, request: HttpStageRequest): Pro
   return jsonReply(200, {});
 }
 
-async function exchangeCode(parts: ServerParts, client: OAuthClient, params: Map<string, string>): Promise<HttpStageReply> {
+async function exchangeCode(parts: ServerParts, client: OAuthClient, params: Map<string, string>, jkt: string | undefined): Promise<HttpStageReply> {
   const { store } = parts.settings;
   const code = params.get('code');
   const redirectUri = params.get('redirect_uri');
@@ -64,6 +68,7 @@ async function exchangeCode(parts: ServerParts, client: OAuthClient, params: Map
   if (issued.redirectUri !== redirectUri) return invalidGrant('redirect_uri differs from the authorization request');
   const resource = params.get('resource');
   if (resource !== undefined && resource !== issued.resource) return oauthError(400, 'invalid_target', `the code was issued for ${issued.resource}`);
+  if (issued.dpopJkt !== undefined && issued.dpopJkt !== jkt) return invalidGrant(`the code is bound to the DPoP key of dpop_jkt: ${jkt === undefined ? 'send a DPoP proof of it' : 'the proof is signed by another key'}`);
   // The grant is stored before anything else is awaited (its refresh hash a placeholder no token
   // hashes to), so a replay of the code during this exchange finds it and revokes it; the refresh
   // token is then set by compare-and-set, which fails once the grant is revoked.
@@ -78,6 +83,7 @@ async function exchangeCode(parts: ServerParts, client: OAuthClient, params: Map
     usedRefreshHashes: [],
     refreshExpiresAt: nowSec(parts) + parts.settings.refreshTokenTtlSec,
     revoked: false,
+    ...(jkt !== undefined ? { dpopJkt: jkt } : {}),
   };
   await store.grants.add(grant, parts.settings.refreshTokenTtlSec);
   if (!(await verifierMatches(verifier, issued.codeChallenge))) {
@@ -90,10 +96,10 @@ async function exchangeCode(parts: ServerParts, client: OAuthClient, params: Map
     return invalidGrant('the code was used twice at once; the tokens issued for it are revoked');
   }
   if (client.origin === 'registered') await store.clients.markUsed(client.clientId);
-  return tokenReply(parts, grant, grant.scopes, client.refreshes === false ? undefined : refreshToken);
+  return tokenReply(parts, grant, grant.scopes, client.refreshes === false ? undefined : refreshToken, jkt);
 }
 
-async function refresh(parts: ServerParts, client: OAuthClient, params: Map<string, string>): Promise<HttpStageReply> {
+async function refresh(parts: ServerParts, client: OAuthClient, params: Map<string, string>, jkt: string | undefined): Promise<HttpStageReply> {
   const { store } = parts.settings;
   const presented = params.get('refresh_token');
   if (presented === undefined) return oauthError(400, 'invalid_request', 'refresh_token is required');
@@ -102,6 +108,10 @@ async function refresh(parts: ServerParts, client: OAuthClient, params: Map<stri
   const hash = await sha256(presented);
   if (grant === undefined || grant.clientId !== client.clientId) return invalidGrant('the refresh token is unknown, expired or not this client\'s');
   if (grant.revoked) return invalidGrant('the grant was revoked; sign in again');
+  // Before the reuse check: without the key, a stolen refresh token cannot even revoke the grant.
+  if (grant.dpopJkt !== undefined && grant.dpopJkt !== jkt) {
+    return jkt === undefined ? oauthError(400, 'invalid_dpop_proof', 'the refresh token is bound to a DPoP key: send a DPoP proof of it') : invalidGrant('the refresh token is bound to another DPoP key than the proof\'s');
+  }
   if (grant.usedRefreshHashes.includes(hash)) {
     // Rotation (OAuth 2.1 §4.3.1): an old refresh token came back, so one of its holders is not the client.
     await store.grants.revoke(grant.id);
@@ -121,12 +131,12 @@ async function refresh(parts: ServerParts, client: OAuthClient, params: Map<stri
     await store.grants.revoke(grant.id);
     return invalidGrant('the refresh token was used twice at once; the grant is revoked, sign in again');
   }
-  return tokenReply(parts, grant, asked !== undefined && asked.length > 0 ? asked : grant.scopes, next);
+  return tokenReply(parts, grant, asked !== undefined && asked.length > 0 ? asked : grant.scopes, next, jkt);
 }
 
-async function tokenReply(parts: ServerParts, grant: Grant, scopes: readonly string[], refreshToken: string | undefined): Promise<HttpStageReply> {
-  const access = await parts.accessTokens.issue({ grantId: grant.id, clientId: grant.clientId, user: grant.user, scopes, resource: grant.resource });
-  const answer: Record<string, unknown> = { access_token: access.token, token_type: 'Bearer', expires_in: access.expiresIn, scope: scopes.join(' ') };
+async function tokenReply(parts: ServerParts, grant: Grant, scopes: readonly string[], refreshToken: string | undefined, jkt: string | undefined): Promise<HttpStageReply> {
+  const access = await parts.accessTokens.issue({ grantId: grant.id, clientId: grant.clientId, user: grant.user, scopes, resource: grant.resource, jkt });
+  const answer: Record<string, unknown> = { access_token: access.token, token_type: jkt === undefined ? 'Bearer' : 'DPoP', expires_in: access.expiresIn, scope: scopes.join(' ') };
   if (refreshToken !== undefined) answer.refresh_token = refreshToken;
   return jsonReply(200, answer);
 }

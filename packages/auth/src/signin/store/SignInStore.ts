@@ -20,6 +20,8 @@ export interface PendingAuthorization {
   readonly scopes: readonly string[];
   readonly resource: string;
   readonly user: GrantUser;
+  /** The `dpop_jkt` of the request: the code is exchanged only with a DPoP proof of that key. */
+  readonly dpopJkt?: string;
 }
 
 /** An authorization code, stored under the hash of the code. */
@@ -32,6 +34,8 @@ export interface AuthorizationCode {
   readonly user: GrantUser;
   /** The grant the code's exchange creates: revoked when the code is presented twice. */
   readonly grantId: string;
+  /** The `dpop_jkt` of the authorization request: the exchange needs a DPoP proof of that key. */
+  readonly dpopJkt?: string;
 }
 
 /** What a user allowed one client, and the refresh token that carries it on. */
@@ -48,6 +52,8 @@ export interface Grant {
   /** Epoch seconds when the current refresh token stops working. */
   readonly refreshExpiresAt: number;
   readonly revoked: boolean;
+  /** The thumbprint of the DPoP key the refresh token is bound to: refreshing needs a proof of it. */
+  readonly dpopJkt?: string;
 }
 
 /** A signing key, its private part encrypted with the author's secret. */

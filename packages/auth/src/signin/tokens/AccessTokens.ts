@@ -13,6 +13,8 @@ export interface AccessTokenSubject {
   readonly user: GrantUser;
   readonly scopes: readonly string[];
   readonly resource: string;
+  /** The thumbprint of the DPoP key the token is bound to (`cnf.jkt`, RFC 9449 §6.1). */
+  readonly jkt?: string;
 }
 
 /** A verified access token: its principal, and the grant that must still stand. */
@@ -44,6 +46,7 @@ export class AccessTokens {
     const iat = Math.floor(this.now() / 1000);
     const claims: Record<string, unknown> = { client_id: subject.clientId, scope: subject.scopes.join(' '), sid: subject.grantId };
     if (subject.user.roles !== undefined && subject.user.roles.length > 0) claims.roles = [...subject.user.roles];
+    if (subject.jkt !== undefined) claims.cnf = { jkt: subject.jkt };
     const token = await new SignJWT(claims)
       .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: current.kid })
       .setIssuer(this.issuer)
