@@ -27,7 +27,7 @@ const SERVICES = [
     name: 'chromium',
     package: 'chromium',
     present: () => isExecutable(process.env.CHROMIUM || '/usr/bin/chromium'),
-    suites: ['examples/06-apps/test/browser.test.ts', 'examples/09-signin/test/'],
+    suites: ['examples/06-apps/test/browser.test.ts', 'examples/09-signin/test/', 'packages/redis/test/signin.replicas.test.ts'],
     needs: 'the MCP Apps browser tests and the sign-in tests, which a user drives in the browser',
   },
   {
