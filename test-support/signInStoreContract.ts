@@ -8,7 +8,7 @@ import type { AuthorizationCode, Grant, OAuthClient, PendingAuthorization, SignI
 
 export interface SignInStoreHarness {
   /** A store with nothing in it (other tests' entries out of its sight), on the harness's clock. */
-  store(): SignInStore;
+  store(options?: { maxUnusedClients?: number }): SignInStore;
   /** The clock the stores read, in epoch ms. */
   now(): number;
   /** Lets `ms` pass: the clock moves on and entries age by as much. */
@@ -85,9 +85,9 @@ export function signInStoreContract(h: SignInStoreHarness): void {
   });
 
   describe('grants', () => {
-    it('keeps a grant exactly as added (empty arrays, roles) until it expires', async () => {
+    it('keeps a grant exactly as added (empty arrays, roles, optional fields) until it expires', async () => {
       const { grants } = h.store();
-      const grant = grantOf('g', { scopes: [], user: { id: 'alice', roles: ['admin'] }, refreshExpiresAt: 1_900_000_000 });
+      const grant = grantOf('g', { scopes: [], user: { id: 'alice', roles: ['admin'] }, refreshExpiresAt: 1_900_000_000, dpopJkt: 'thumbprint' });
       await grants.add(grant, 60);
       expect(await grants.get('g')).toEqual(grant);
       await h.advance(61_000);
@@ -157,6 +157,22 @@ export function signInStoreContract(h: SignInStoreHarness): void {
       expect(await clients.get('dcr')).toBeUndefined();
       expect(await clients.get('used')).toEqual({ ...client('used'), name: 'Used', secretHash: 'hash-of-secret' });
       expect(await clients.get('unknown')).toBeUndefined();
+    });
+
+    it('keeps at most maxUnusedClients registrations that no sign-in used, dropping the oldest; used and expired ones do not count', async () => {
+      const { clients } = h.store({ maxUnusedClients: 2 });
+      await clients.add(client('used'), 60);
+      await clients.markUsed('used');
+      for (const id of ['u1', 'u2', 'u3']) {
+        await clients.add(client(id), 60);
+        await h.advance(10);
+      }
+      expect(await clients.get('u1')).toBeUndefined();
+      for (const id of ['used', 'u2', 'u3']) expect(await clients.get(id)).toEqual(client(id));
+      await h.advance(61_000);
+      await clients.add(client('u4'), 60);
+      await clients.add(client('u5'), 60);
+      for (const id of ['used', 'u4', 'u5']) expect(await clients.get(id)).toEqual(client(id));
     });
 
     it('keeps what each user allowed each client, replacing it on set', async () => {

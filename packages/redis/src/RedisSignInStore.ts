@@ -31,6 +31,11 @@ export interface RedisSignInStoreOptions extends RedisStoreOptions {
   commandTimeoutMs?: number;
   /** Told when Redis stops answering (with the cause) and when it answers again. */
   onAvailabilityChange?: (up: boolean, cause?: unknown) => void;
+  /**
+   * The registered clients kept before a sign-in uses them (default 10 000); past it the oldest
+   * is dropped, so a flood of registrations costs Redis at most that many.
+   */
+  maxUnusedClients?: number;
   /** The clock, in epoch ms (default `Date.now`): the windows of `counters`, the lifetimes of `documents`. */
   now?: () => number;
 }
@@ -40,6 +45,26 @@ const EARLY_REVOCATION_MS = 600_000;
 
 /** A grant remembers this many exchanged refresh tokens, as the memory store does. */
 const MAX_USED_REFRESH_HASHES = 64;
+
+// KEYS: the client, the unused clients (a sorted set of ids by when they expire). ARGV: the
+// client (JSON), ttl ms, its id, now, when it expires, the bound, the base of the client keys
+// (same hash tag). Expired ids leave the set; past the bound the first to expire go, key and all.
+const ADD_CLIENT = new LuaScript(`
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[4])
+redis.call('ZADD', KEYS[2], ARGV[5], ARGV[3])
+local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[6])
+if over > 0 then
+  local dropped = redis.call('ZPOPMIN', KEYS[2], over)
+  for i = 1, #dropped, 2 do redis.call('DEL', ARGV[7] .. dropped[i]) end
+end
+`);
+
+// KEYS: the client, the unused clients. ARGV: its id. Kept without expiry, out of the bound.
+const MARK_USED = new LuaScript(`
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('PERSIST', KEYS[1])
+`);
 
 // KEYS: the code. ARGV: the code (JSON), ttl ms. A hash, so `take` can mark it used in place.
 const ADD_CODE = new LuaScript(`
@@ -111,7 +136,7 @@ const ttlMs = (ttlSec: number) => Math.max(1, Math.ceil(ttlSec * 1000));
 /**
  * The sign-in state in Redis, shared by every replica of a server with `signIn`: what one
  * replica issued, any other accepts at once. One key per client, code, grant, pending request,
- * document and counter window, under `<prefix>signin:`; values are JSON as written (Lua never
+ * document and counter window, under `<prefix>signin:`, the unused clients bounded as in memory; values are JSON as written (Lua never
  * re-encodes them). Every guarantee of the `SignInStore` contract that involves a read and a
  * write is one Lua script or one atomic command: codes taken once, refresh tokens rotated by
  * compare-and-set, early revocations, pending requests taken once (GETDEL), keys replaced by
@@ -134,6 +159,7 @@ export class RedisSignInStore implements SignInStore {
     checkClient(client, 'RedisSignInStore');
     const base = `${keyPrefixOf(options, 'RedisSignInStore')}signin:`;
     const commandTimeoutMs = positiveInteger(options?.commandTimeoutMs, 5_000, 'RedisSignInStore', 'commandTimeoutMs');
+    const maxUnusedClients = positiveInteger(options?.maxUnusedClients, 10_000, 'RedisSignInStore', 'maxUnusedClients');
     for (const name of ['onAvailabilityChange', 'now'] as const) {
       if (options?.[name] !== undefined && typeof options[name] !== 'function') throw invalidOption(`RedisSignInStore: ${name} must be a function`);
     }
@@ -146,10 +172,17 @@ export class RedisSignInStore implements SignInStore {
       return [key, `${key}:revoked-early`];
     };
 
+    // The clients and their bound share the hash tag {clients}: one slot on a Redis Cluster.
+    const clientBase = `${base}{clients}client:`;
+    const unusedClients = `${base}{clients}unused`;
     this.clients = {
-      get: async (clientId: string) => parse<OAuthClient>(await redis.get(`${base}client:${clientId}`)),
-      add: async (client: OAuthClient, unusedTtlSec: number) => void (await redis.set(`${base}client:${client.clientId}`, JSON.stringify(client), 'PX', ttlMs(unusedTtlSec))),
-      markUsed: async (clientId: string) => void (await redis.persist(`${base}client:${clientId}`)),
+      get: async (clientId: string) => parse<OAuthClient>(await redis.get(clientBase + clientId)),
+      add: async (client: OAuthClient, unusedTtlSec: number) => {
+        const at = now();
+        const args = [JSON.stringify(client), ttlMs(unusedTtlSec), client.clientId, at, at + ttlMs(unusedTtlSec), maxUnusedClients, clientBase];
+        await ADD_CLIENT.run(redis, [clientBase + client.clientId, unusedClients], args);
+      },
+      markUsed: async (clientId: string) => void (await MARK_USED.run(redis, [clientBase + clientId, unusedClients], [clientId])),
     };
 
     this.codes = {

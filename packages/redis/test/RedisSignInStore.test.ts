@@ -30,9 +30,9 @@ function redisHarness(connect: () => Redis, masters: (client: Redis) => Redis[],
   return {
     documents: true,
     now,
-    store() {
+    store(options) {
       current = { client: connect(), keyPrefix: prefix() };
-      return new RedisSignInStore(current.client, { keyPrefix: current.keyPrefix, now });
+      return new RedisSignInStore(current.client, { ...options, keyPrefix: current.keyPrefix, now });
     },
     async advance(ms) {
       offset += ms;
@@ -69,10 +69,12 @@ describe('on one redis-server', () => {
     const store = new RedisSignInStore(client, { keyPrefix });
     const oauthClient = { clientId: 'dcr-1', origin: 'registered' as const, redirectUris: ['https://app/cb'], authMethod: 'client_secret_basic' as const, secretHash: 'sha256-of-secret', createdAt: 1 };
     await store.clients.add(oauthClient, 86_400);
-    expect(JSON.parse((await client.get(`${keyPrefix}signin:client:dcr-1`))!)).toEqual(oauthClient);
-    expect(await client.pttl(`${keyPrefix}signin:client:dcr-1`)).toBeGreaterThan(86_000_000);
+    expect(JSON.parse((await client.get(`${keyPrefix}signin:{clients}client:dcr-1`))!)).toEqual(oauthClient);
+    expect(await client.pttl(`${keyPrefix}signin:{clients}client:dcr-1`)).toBeGreaterThan(86_000_000);
+    expect(await client.zrange(`${keyPrefix}signin:{clients}unused`, 0, -1)).toEqual(['dcr-1']);
     await store.clients.markUsed('dcr-1');
-    expect(await client.pttl(`${keyPrefix}signin:client:dcr-1`)).toBe(-1);
+    expect(await client.pttl(`${keyPrefix}signin:{clients}client:dcr-1`)).toBe(-1);
+    expect(await client.exists(`${keyPrefix}signin:{clients}unused`)).toBe(0);
 
     await store.codes.add('code-hash', codeOf('g1'), 60);
     await store.codes.take('code-hash');
@@ -126,6 +128,7 @@ describe('on one redis-server', () => {
     };
     expect(invalid(() => new RedisSignInStore({ url: 'redis://x' } as unknown as Redis))).toMatch(/^RedisSignInStore: the first argument must be an ioredis client/);
     expect(invalid(() => new RedisSignInStore(redis.client(), { commandTimeoutMs: 0 }))).toBe('RedisSignInStore: commandTimeoutMs must be a positive integer, not 0');
+    expect(invalid(() => new RedisSignInStore(redis.client(), { maxUnusedClients: 1.5 }))).toBe('RedisSignInStore: maxUnusedClients must be a positive integer, not 1.5');
     expect(invalid(() => new RedisSignInStore(redis.client(), { now: 5 as unknown as () => number }))).toBe('RedisSignInStore: now must be a function');
   });
 });

@@ -5,7 +5,7 @@ import { grantOf, signInStoreContract } from '../../../../test-support/signInSto
 describe('MemorySignInStore', () => {
   let now = 1_000_000;
   signInStoreContract({
-    store: () => new MemorySignInStore(() => now),
+    store: (options) => new MemorySignInStore(() => now, options),
     now: () => now,
     advance: async (ms) => {
       now += ms;
