@@ -136,12 +136,14 @@ const ttlMs = (ttlSec: number) => Math.max(1, Math.ceil(ttlSec * 1000));
 /**
  * The sign-in state in Redis, shared by every replica of a server with `signIn`: what one
  * replica issued, any other accepts at once. One key per client, code, grant, pending request,
- * document and counter window, under `<prefix>signin:`, the unused clients bounded as in memory; values are JSON as written (Lua never
- * re-encodes them). Every guarantee of the `SignInStore` contract that involves a read and a
- * write is one Lua script or one atomic command: codes taken once, refresh tokens rotated by
- * compare-and-set, early revocations, pending requests taken once (GETDEL), keys replaced by
- * compare-and-set. A grant and its early revocation share a hash tag, so on a Redis Cluster the
- * script that touches both runs on one slot. Every command is bounded (`commandTimeoutMs`).
+ * document and counter window, under `<prefix>signin:`; the unused clients bounded as in
+ * memory. Values are JSON as written: scripts compare and set whole values, and re-encode only
+ * the list of used refresh hashes (strings). Every guarantee of the `SignInStore` contract
+ * that involves a read and a write is one Lua script or one atomic command: codes taken once,
+ * refresh tokens rotated by compare-and-set, early revocations, pending requests taken once
+ * (GETDEL), keys replaced by compare-and-set. Keys one script touches together share a hash
+ * tag (a grant and its early revocation; the clients and their bound), so the store runs on a
+ * Redis Cluster. Every command is bounded (`commandTimeoutMs`).
  */
 export class RedisSignInStore implements SignInStore {
   readonly clients: ClientStore;

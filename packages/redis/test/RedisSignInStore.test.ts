@@ -156,8 +156,17 @@ describe('on a frozen redis-server', () => {
       const token = await handler(new Request('http://127.0.0.1/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=refresh_token&refresh_token=g.x&client_id=dcr-1' }));
       expect({ status: token.status, retryAfter: token.headers.get('retry-after') }).toEqual({ status: 503, retryAfter: '1' });
       expect(performance.now() - started).toBeLessThan(250);
+      // An MCP request's token is checked against keys and a grant in the store: 503 as well.
+      const mcp = await handler(
+        new Request('http://127.0.0.1/mcp', {
+          method: 'POST',
+          headers: { authorization: 'Bearer eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2ln', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+        }),
+      );
+      expect({ status: mcp.status, retryAfter: mcp.headers.get('retry-after') }).toEqual({ status: 503, retryAfter: '1' });
       expect(changes).toEqual([false]);
-      expect(reported).toEqual(['an HTTP request could not be served']);
+      expect(reported).toEqual(['an HTTP request could not be served', 'plugin "@typemcp/auth/sign-in": a token could not be checked']);
 
       process.kill(frozen.pid, 'SIGCONT');
       for (let i = 0; i < 100 && !store.available; i++) await sleep(50);
