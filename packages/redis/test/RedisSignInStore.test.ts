@@ -71,7 +71,7 @@ describe('on one redis-server', () => {
     await store.clients.add(oauthClient, 86_400);
     expect(JSON.parse((await client.get(`${keyPrefix}signin:{clients}client:dcr-1`))!)).toEqual(oauthClient);
     expect(await client.pttl(`${keyPrefix}signin:{clients}client:dcr-1`)).toBeGreaterThan(86_000_000);
-    expect(await client.zrange(`${keyPrefix}signin:{clients}unused`, 0, -1)).toEqual(['dcr-1']);
+    expect(await client.zrange(`${keyPrefix}signin:{clients}unused`, '0', '-1')).toEqual(['dcr-1']);
     await store.clients.markUsed('dcr-1');
     expect(await client.pttl(`${keyPrefix}signin:{clients}client:dcr-1`)).toBe(-1);
     expect(await client.exists(`${keyPrefix}signin:{clients}unused`)).toBe(0);

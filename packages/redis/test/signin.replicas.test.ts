@@ -189,7 +189,7 @@ describe.each([
     const replicas: Array<{ name: string; port: number }> = [];
     const keyPrefix = `replicas-${on.split(' ')[1]}:`;
     const replica = (name: string) => {
-      // Each replica its own login function, connection, store and server: they share Redis only.
+      // Each replica its own login function, connection, store and server: they share Redis and the secret only.
       const authenticate = sharedLogin(SECRET);
       const connection = connect();
       connections.push(connection);
