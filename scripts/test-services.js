@@ -43,7 +43,7 @@ const SERVICES = [
 const RUNTIMES_DIR = path.join(__dirname, '..', 'test-support', 'runtimes');
 const RUNTIMES = {
   name: 'bun, deno, wrangler and node 22',
-  suites: ['examples/07-runtimes/test/', 'packages/create-typemcp/test/runtimes.e2e.test.ts'],
+  suites: ['examples/07-runtimes/test/', 'examples/09-signin/test/runtimes.test.ts', 'packages/create-typemcp/test/runtimes.e2e.test.ts'],
   present: () => ['bun', 'deno', 'wrangler', 'node'].every((bin) => isExecutable(path.join(RUNTIMES_DIR, 'node_modules', '.bin', bin))),
 };
 

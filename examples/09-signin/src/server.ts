@@ -10,7 +10,7 @@ import { NoteTools } from './NoteTools';
  * The notes server with its own sign-in: clients register (by metadata document or DCR),
  * the user signs in and consents, and each user's notes stay theirs.
  */
-export function createSignInServer(options: Pick<SignInOptions, 'resource' | 'authenticate' | 'secret'> & Partial<SignInOptions>): McpServer {
+export function createSignInServer(options: Pick<SignInOptions, 'resource' | 'authenticate' | 'secret'> & Partial<SignInOptions>, requestStateSecret?: string): McpServer {
   const scope = container.createChildContainer();
   scope.registerSingleton(NoteBook);
   const server = new McpServer({
@@ -19,6 +19,8 @@ export function createSignInServer(options: Pick<SignInOptions, 'resource' | 'au
     version: '1.0.0',
     instructions: 'Your own notes: list_notes needs notes:read, add_note notes:write.',
     providers: [NoteTools],
+    // The same for every process or isolate behind one address (required on Workers).
+    requestState: requestStateSecret === undefined ? undefined : { secret: requestStateSecret },
   });
   return server.plugin(signIn, {
     serviceName: 'Notes',

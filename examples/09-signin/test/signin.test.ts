@@ -7,67 +7,24 @@
  * registers itself (DCR); in the handshake era (2025-11-25) and the stateless one (2026-07-28).
  */
 import { execFileSync, spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Server as HttpsServer } from 'node:https';
-import { createServer as createTcpServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { launchChromium } from '../../../test-support/appsHost';
-import { runTsPath } from '../../../test-support/spawnServer';
+import { answer, bannerUrl, Cli, freePort, HANDSHAKE, readConsent, signIn, signInAs, STATELESS, stepUpAndAdd, stop, stopAll, textOf, track, WAIT_MS } from './signInKit';
+import type { NotesServer } from './signInKit';
 
 jest.setTimeout(60_000);
 
 const MAIN = path.join(__dirname, '..', 'dist', 'main.js');
-const CLIENT = path.join(__dirname, 'fixtures', 'client.ts');
 const SECRET = 'the sign-in test secret, at least thirty-two characters';
-const HANDSHAKE = '2025-11-25';
-const STATELESS = '2026-07-28';
-/** Every wait for a process, a page or an event is bounded by this. */
-const WAIT_MS = 20_000;
 
 // ---------------------------------------------------------------------------------------------
-// The processes and servers of the test
-
-interface ChildHandle {
-  child: ChildProcess;
-  /** Everything it wrote to stderr, for failure messages and the SDK's warnings. */
-  stderr(): string;
-}
-
-const children: ChildHandle[] = [];
-
-function track(child: ChildProcess): ChildHandle {
-  let stderr = '';
-  child.stderr?.setEncoding('utf8');
-  child.stderr?.on('data', (chunk: string) => (stderr += chunk));
-  const handle = { child, stderr: () => stderr };
-  children.push(handle);
-  return handle;
-}
-
-/** SIGTERM by pid, SIGKILL if it lingers; resolves once it exited. */
-async function stop({ child }: ChildHandle): Promise<void> {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  process.kill(child.pid, 'SIGTERM');
-  const killer = setTimeout(() => child.pid !== undefined && child.exitCode === null && process.kill(child.pid, 'SIGKILL'), 3_000);
-  await exited;
-  clearTimeout(killer);
-}
-
-/** A port free now: the child that gets it must know it before it listens (its origin names it). */
-async function freePort(): Promise<number> {
-  const server = createTcpServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+// The servers of the test
 
 /** A CA made for this run, and a certificate it signed for IP:127.0.0.1. */
 function makeCertificates(dir: string): { caFile: string; key: Buffer; cert: Buffer } {
@@ -117,12 +74,6 @@ async function startDocumentServer(tls: { key: Buffer; cert: Buffer }): Promise<
 }
 
 /** The example, as `npm start` runs it, on a port of its own. */
-interface NotesServer {
-  origin: string;
-  url: string;
-  process: ChildHandle;
-}
-
 async function startNotesServer(caFile: string, env: Record<string, string> = {}): Promise<NotesServer> {
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN], {
@@ -138,179 +89,8 @@ async function startNotesServer(caFile: string, env: Record<string, string> = {}
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const handle = track(child);
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the notes server did not start within ${WAIT_MS} ms: ${handle.stderr()}`)), WAIT_MS);
-    child.once('exit', (code) => reject(new Error(`the notes server exited (${code}) before it served: ${handle.stderr()}`)));
-    child.stderr!.on('data', () => {
-      const match = /serving MCP at (\S+),/.exec(handle.stderr());
-      if (match === null) return;
-      clearTimeout(timer);
-      resolve(match[1]);
-    });
-  });
+  const url = await bannerUrl(handle, 'the notes server');
   return { origin: new URL(url).origin, url, process: handle };
-}
-
-// ---------------------------------------------------------------------------------------------
-// The command-line client, in its own process
-
-interface CliEvent {
-  event: string;
-  [key: string]: unknown;
-}
-
-interface Reply<T = unknown> {
-  ok: boolean;
-  result: T;
-  error?: { name: string; message: string; callback?: Record<string, string> };
-}
-
-interface ToolResult {
-  content: Array<{ type: string; text: string }>;
-  isError?: boolean;
-}
-
-interface ClientState {
-  tokens: { access_token: string; refresh_token: string; scope: string };
-  clientInformation: { client_id: string };
-  tokensSaved: number;
-}
-
-class Cli {
-  readonly events: CliEvent[] = [];
-  private listeners: Array<() => void> = [];
-  private nextId = 1;
-  redirectUrl = '';
-  /** Its metadata document's URL, when it names itself by one. */
-  metadataUrl: string | undefined;
-
-  private constructor(
-    readonly process: ChildHandle,
-    readonly label: string,
-  ) {}
-
-  /** Starts the client; with `metadataUrl` it names itself by that document, else it registers. */
-  static async start(options: { server: NotesServer; protocol: string; name: string; caFile: string; metadataUrl?: string }): Promise<Cli> {
-    const child = spawn(process.execPath, ['-r', runTsPath, CLIENT], {
-      env: {
-        ...process.env,
-        SERVER_URL: options.server.url,
-        PROTOCOL: options.protocol,
-        CLIENT_NAME: options.name,
-        CLIENT_METADATA_URL: options.metadataUrl ?? '',
-        NODE_EXTRA_CA_CERTS: options.caFile,
-      },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const cli = new Cli(track(child), options.name);
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      cli.events.push(JSON.parse(line) as CliEvent);
-      for (const listener of cli.listeners) listener();
-    });
-    const ready = await cli.waitFor((event) => event.event === 'ready', 0);
-    cli.redirectUrl = ready.redirectUrl as string;
-    return cli;
-  }
-
-  /** The first event from `from` on that matches; fails after WAIT_MS, showing what came. */
-  waitFor(matches: (event: CliEvent) => boolean, from = this.events.length): Promise<CliEvent> {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        const found = this.events.slice(from).find(matches);
-        if (found === undefined) return;
-        done();
-        resolve(found);
-      };
-      const timer = setTimeout(() => {
-        done();
-        reject(new Error(`${this.label}: no such event within ${WAIT_MS} ms; it said ${JSON.stringify(this.events.slice(from))}; stderr: ${this.process.stderr()}`));
-      }, WAIT_MS);
-      const done = () => {
-        clearTimeout(timer);
-        this.listeners = this.listeners.filter((listener) => listener !== check);
-      };
-      this.listeners.push(check);
-      check();
-    });
-  }
-
-  /** The next authorization URL the provider prints. */
-  nextAuthorization(): Promise<string> {
-    return handled(this.waitFor((event) => event.event === 'authorize').then((event) => event.url as string));
-  }
-
-  send<T = unknown>(command: Record<string, unknown>): Promise<Reply<T>> {
-    const id = this.nextId++;
-    const replied = this.waitFor((event) => event.event === 'reply' && event.id === id);
-    this.process.child.stdin!.write(`${JSON.stringify({ id, ...command })}\n`);
-    return handled(replied.then((event) => event as unknown as Reply<T>));
-  }
-
-  call(name: string, args: Record<string, unknown> = {}): Promise<Reply<ToolResult>> {
-    return this.send<ToolResult>({ command: 'call', name, arguments: args });
-  }
-
-  async state(): Promise<ClientState> {
-    return (await this.send<ClientState>({ command: 'state' })).result;
-  }
-
-  /** The SDK's HTTP requests from event `from` on, as `METHOD /path status`, with the JSON-RPC method or grant type. */
-  requests(from: number, until = this.events.length): string[] {
-    return this.events
-      .slice(from, until)
-      .filter((event) => event.event === 'http')
-      .map((event) => `${String(event.method)} ${new URL(event.url as string).pathname} ${String(event.status)}${event.rpc ? ` ${String(event.rpc)}` : ''}${event.grantType ? ` ${String(event.grantType)}` : ''}`);
-  }
-}
-
-/** A promise awaited later, perhaps never when the test failed first: its failure is not left unhandled. */
-function handled<T>(promise: Promise<T>): Promise<T> {
-  promise.catch(() => undefined);
-  return promise;
-}
-
-const textOf = (reply: Reply<ToolResult>) => {
-  if (!reply.ok) throw new Error(`the call failed: ${JSON.stringify(reply.error)}`);
-  return reply.result.content.map((block) => block.text).join('');
-};
-
-// ---------------------------------------------------------------------------------------------
-// The user, in Chromium
-
-interface ConsentSeen {
-  clientName: string | null;
-  domain: string | null;
-  /** What the page says of the domain: verified (a metadata document's host) or only claimed. */
-  standing: 'published at' | 'not verified' | 'unsaid';
-  /** The scopes asked for now, as listed. */
-  scopes: string[];
-  /** The line naming what the user allowed before, if any. */
-  alreadyAllowed: string | null;
-}
-
-async function signInAs(page: Page, user: string): Promise<void> {
-  await page.getByLabel('Username').fill(user);
-  await page.getByLabel('Password').fill(user);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
-
-async function readConsent(page: Page): Promise<ConsentSeen> {
-  await page.locator('#client-domain').waitFor({ timeout: WAIT_MS });
-  const allowed = page.getByText('You already allowed it');
-  return {
-    clientName: await page.locator('#client-name').textContent(),
-    domain: await page.locator('#client-domain').textContent(),
-    standing: (await page.getByText('This application is published at').count()) > 0 ? 'published at' : (await page.getByText('not verified').count()) > 0 ? 'not verified' : 'unsaid',
-    scopes: (await page.locator('#scopes li').allTextContents()).map((text) => text.trim()),
-    alreadyAllowed: (await allowed.count()) > 0 ? await allowed.textContent() : null,
-  };
-}
-
-/** Clicks Approve or Deny and waits until the browser is back at the client's redirect URI. */
-async function answer(page: Page, cli: Cli, decision: 'Approve' | 'Deny'): Promise<URL> {
-  await page.getByRole('button', { name: decision }).click();
-  await page.waitForURL((url) => url.href.startsWith(cli.redirectUrl), { timeout: WAIT_MS });
-  return new URL(page.url());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -334,7 +114,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   // Each child by its pid: the clients, then the servers.
-  for (const handle of [...children].reverse()) await stop(handle);
+  await stopAll();
   await documents?.close();
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
@@ -359,27 +139,6 @@ async function startCli(server: NotesServer, protocol: string, registration: 'CI
     });
   }
   return cli;
-}
-
-/** Connects the client, signing `user` in through the login and consent pages; returns what the consent page showed. */
-async function signIn(cli: Cli, context: BrowserContext, user: string, protocol: string): Promise<{ consent: ConsentSeen; requests: string[] }> {
-  const from = cli.events.length;
-  const authorization = cli.nextAuthorization();
-  const connecting = cli.send<{ protocolVersion: string }>({ command: 'connect' });
-  const page = await context.newPage();
-  try {
-    await page.goto(await authorization);
-    await signInAs(page, user);
-    const consent = await readConsent(page);
-    const back = await answer(page, cli, 'Approve');
-    expect(back.searchParams.has('code')).toBe(true);
-    expect(await page.locator('#done').textContent()).toBe('Signed in. You can close this window.');
-    const connected = await connecting;
-    expect(connected).toMatchObject({ ok: true, result: { protocolVersion: protocol } });
-    return { consent, requests: cli.requests(from) };
-  } finally {
-    await page.close();
-  }
 }
 
 describe('without a token', () => {
@@ -480,28 +239,16 @@ describe.each([
   it('steps up to notes:write through the 403: the consent page asks for notes:write only, then add_note succeeds', async () => {
     const from = cli.events.length;
     const note = `written through ${cli.label}`;
-    const authorization = cli.nextAuthorization();
-    const adding = cli.call('add_note', { text: note });
-    const authorizeUrl = new URL(await authorization);
-    // The SDK asks for what it had and what the 403 named.
-    expect(authorizeUrl.searchParams.get('scope')).toBe('notes:read notes:write');
-    const page = await context.newPage();
-    try {
-      await page.goto(authorizeUrl.href);
-      // Still signed in: the consent page comes at once.
-      const consent = await readConsent(page);
-      expect(consent.scopes).toEqual(['notes:write — Add notes for you']);
-      expect(consent.alreadyAllowed).toBe('You already allowed it: notes:read.');
-      await answer(page, cli, 'Approve');
-    } finally {
-      await page.close();
-    }
+    // The SDK asks for what it had and what the 403 named; still signed in, the consent page comes at once.
+    const { reply, consent, requests } = await stepUpAndAdd(cli, context, note);
+    expect(consent.scopes).toEqual(['notes:write — Add notes for you']);
+    expect(consent.alreadyAllowed).toBe('You already allowed it: notes:read.');
     notesOf.set(user, [...(notesOf.get(user) ?? []), note]);
-    expect(textOf(await adding)).toBe(`Added note ${notesOf.get(user)!.length} for ${user}.`);
+    expect(textOf(reply)).toBe(`Added note ${notesOf.get(user)!.length} for ${user}.`);
     const refused = cli.events.slice(from).find((event) => event.event === 'http' && event.status === 403);
     expect(refused).toMatchObject({ rpc: 'tools/call' });
     expect(refused!.wwwAuthenticate).toContain('error="insufficient_scope"');
-    expect(cli.requests(from)).toEqual(['POST /mcp 403 tools/call', 'POST /oauth/token 200 authorization_code', 'POST /mcp 200 tools/call']);
+    expect(requests).toEqual(['POST /mcp 403 tools/call', 'POST /oauth/token 200 authorization_code', 'POST /mcp 200 tools/call']);
     expect((await cli.state()).tokens.scope).toBe('notes:read notes:write');
     expect(textOf(await cli.call('list_notes'))).toBe(expectedList(user));
   });

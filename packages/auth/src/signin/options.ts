@@ -83,7 +83,10 @@ export interface SignInOptions {
    * it was stored under comes back or the stored keys are deleted.
    */
   readonly secret: string | Uint8Array;
-  /** Where clients, codes, grants, consents and keys are kept; default this process's memory. */
+  /**
+   * Where clients, codes, grants, consents and keys are kept; default this process's memory.
+   * Required on Cloudflare Workers, whose isolates share no memory.
+   */
   readonly store?: SignInStore;
   /**
    * The scopes a client without a token is told to ask for (the 401's `scope`), and that an

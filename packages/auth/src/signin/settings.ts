@@ -71,6 +71,12 @@ export function settingsOf(options: SignInOptions | undefined): Settings {
   if (options.defaultScopes !== undefined && (!Array.isArray(options.defaultScopes) || !options.defaultScopes.every((scope) => isScopeToken(scope)))) {
     fail('defaultScopes must be an array of scope names (printable ASCII without spaces, quotes or backslashes)');
   }
+  // The default store is this isolate's memory, and a Worker's next request may reach another isolate.
+  if (options.store === undefined && onCloudflareWorkers()) {
+    fail(
+      'store is required on Cloudflare Workers: the default keeps clients, sign-ins, codes, grants and keys in memory, and each Worker isolate has its own, so a sign-in begun in one isolate is unknown to the next. Pass a store shared by every isolate, such as one kept by a Durable Object (docs/guides/signin.md, "Runtimes")',
+    );
+  }
   const registration =
     options.registration === false
       ? undefined
@@ -111,6 +117,11 @@ export function settingsOf(options: SignInOptions | undefined): Settings {
       resourceMetadataUrl: `${resource.origin}${resourceMetadataPaths[0]}`,
     },
   };
+}
+
+/** Cloudflare's documented way to tell its runtime: `navigator.userAgent` is "Cloudflare-Workers". */
+function onCloudflareWorkers(): boolean {
+  return (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent === 'Cloudflare-Workers';
 }
 
 /** A scope token (RFC 6749 §3.3): printable ASCII but space, `"` and `\`. */

@@ -26,7 +26,7 @@ export function nodeDocumentFetcher(options: DocumentFetchOptions): DocumentFetc
     checkHttps(url);
     const literal = literalAddressOf(url);
     if (literal !== undefined) checkAddress(url, literal, options);
-    const [https, tls, dns, net] = await Promise.all([import('node:https'), import('node:tls'), import('node:dns'), import('node:net')]);
+    const [https, tls, dns, net] = await Promise.all([nodeModule<typeof import('node:https')>('https'), nodeModule<typeof import('node:tls')>('tls'), nodeModule<typeof import('node:dns')>('dns'), nodeModule<typeof import('node:net')>('net')]);
     const resolve = options.resolve ?? (async (hostname: string) => (await dns.promises.lookup(hostname, { all: true })).map((found) => found.address));
 
     return new Promise<FetchedDocument>((settle, fail) => {
@@ -109,6 +109,13 @@ export function nodeDocumentFetcher(options: DocumentFetchOptions): DocumentFetc
     });
   };
 }
+
+/**
+ * One of Node's modules. The specifier is not a literal, so a bundler leaves it to run time: a
+ * Worker's bundle (esbuild's browser platform) cannot resolve Node's modules, and on Workers
+ * this fetcher is never chosen.
+ */
+const nodeModule = <T>(name: string): Promise<T> => import(`node:${name}`) as Promise<T>;
 
 function checkAddress(url: URL, address: string, options: DocumentFetchOptions): void {
   if (options.allowPrivateAddresses) return;
