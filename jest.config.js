@@ -11,10 +11,10 @@ module.exports = {
   testMatch: ['**/test/**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['@swc/jest', swcOptions],
-    // jose ships ES modules only; Node loads them with require(esm), jest needs them compiled.
-    '/node_modules/jose/.+\\.js$': ['@swc/jest', swcOptions],
+    // jose and oauth4webapi ship ES modules only; Node loads them with require(esm), jest needs them compiled.
+    '/node_modules/(jose|oauth4webapi)/.+\\.js$': ['@swc/jest', swcOptions],
   },
-  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
+  transformIgnorePatterns: ['/node_modules/(?!jose/|oauth4webapi/)'],
   moduleNameMapper: {
     '^@typemcp/([a-z-]+)$': '<rootDir>/packages/$1/src',
     // Subpath exports (`@typemcp/auth/testing`) map to a folder of the package's sources.

@@ -3,6 +3,12 @@ export type { Authenticate, MetadataDocumentSettings, RegistrationSettings, Sign
 export { developmentLogin } from './pages/developmentLogin';
 export type { DevelopmentLoginOptions, DevelopmentUser } from './pages/developmentLogin';
 export { MemorySignInStore } from './store/MemorySignInStore';
+export { entraUpstream, githubUpstream, googleUpstream, mapGroups, oidcUpstream, UpstreamProvider } from './upstream/providers';
+export type { EntraUpstreamOptions, GitHubUpstreamOptions, GoogleUpstreamOptions, OidcUpstreamOptions, UpstreamAccess, UpstreamIdentity, UpstreamMapping, UpstreamOptions, UpstreamTokenSet } from './upstream/providers';
+export { upstreamToken } from './upstream/registry';
+export { MemoryUpstreamSessionStore } from './upstream/store';
+export type { UpstreamSessionEntry, UpstreamSessionStore } from './upstream/store';
+export type { UpstreamSignInOptions } from './upstream/UpstreamProxy';
 export type {
   AuthorizationCode,
   CheckedDocument,

@@ -11,6 +11,13 @@ export interface SignInUser {
   readonly name?: string;
   /** Roles for `@Roles`, carried in the tokens' `roles` claim. */
   readonly roles?: readonly string[];
+  /**
+   * The scopes this user may grant: a request's other scopes are left out, and the consent
+   * page offers only these. Default: every scope.
+   */
+  readonly scopes?: readonly string[];
+  /** Set by sign-in through an upstream provider (`upstream`): the sign-in whose tokens the grant holds. */
+  readonly upstream?: string;
 }
 
 /** A request to the authorization server's pages, as `authenticate` reads it. */

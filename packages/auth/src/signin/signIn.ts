@@ -6,23 +6,29 @@ import { dpopSettingsOf } from '../dpop/settings';
 import { AuthorizationServer } from './AuthorizationServer';
 import type { SignInOptions } from './options';
 import { settingsOf } from './settings';
+import { UpstreamProxy } from './upstream/UpstreamProxy';
+import type { UpstreamSignInOptions } from './upstream/UpstreamProxy';
 
 /**
  * Sign-in for a remote MCP server: an OAuth 2.1 authorization server served beside the MCP
  * endpoint (metadata, authorization with PKCE and consent, tokens, registration, revocation,
  * keys), and the resource server that accepts what it issues. Clients register by a Client
  * ID Metadata Document or by Dynamic Client Registration; who the user is stays the app's
- * (`authenticate`). Add with `server.plugin(signIn, { resource, authenticate, secret })`.
+ * (`authenticate`), or the identity provider's it proxies to (`upstream`: GitHub, Google, Entra
+ * ID, any OpenID Connect provider). Add with `server.plugin(signIn, { resource, authenticate, secret })`.
  */
-export const signIn: Plugin<SignInOptions> = {
+export const signIn: Plugin<SignInOptions | UpstreamSignInOptions> = {
   name: '@typemcp/auth/sign-in',
   version: '0.1.0',
   register(host, options) {
-    const settings = settingsOf(options);
+    const serviceName = options?.serviceName ?? host.serverInfo.name;
+    // With an upstream provider, it says who the user is, and its callback is served beside the endpoints.
+    const proxy = typeof options === 'object' && options !== null && 'upstream' in options && options.upstream !== undefined ? new UpstreamProxy(options as UpstreamSignInOptions, host, serviceName) : undefined;
+    const settings = proxy?.settings ?? settingsOf(options as SignInOptions);
     // One DPoP configuration for both sides: the token endpoint binds tokens, the resource checks them.
     const dpopSettings = dpopSettingsOf(options.dpop, 'signIn', settings.now, settings.secret);
-    const server = new AuthorizationServer(settings, options.metadataDocuments, () => host.declaredScopes(), options.serviceName ?? host.serverInfo.name, dpopSettings);
-    host.httpStage({ name: 'sign-in', before: 'documents', handle: (request) => server.handle(request) });
+    const server = new AuthorizationServer(settings, options.metadataDocuments, () => host.declaredScopes(), serviceName, dpopSettings);
+    host.httpStage({ name: 'sign-in', before: 'documents', handle: (request) => proxy?.handle(request, server) ?? server.handle(request) });
     const dpop = new ResourceDpop(dpopSettings, new URL(settings.resource).origin);
     const verifyToken = async (token: string): Promise<Principal> => {
       // A token verified before skips the signature check.

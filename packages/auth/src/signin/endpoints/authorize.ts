@@ -47,11 +47,14 @@ export async function authorize(parts: ServerParts, request: HttpStageRequest): 
   }
   const verified = await verifyClient(parts, params);
   if (!('client' in verified)) return verified;
-  const valid = validate(parts, params, verified);
+  let valid = validate(parts, params, verified);
   if (!('codeChallenge' in valid)) return valid;
   const answer = await parts.settings.authenticate(signInRequest(request, url));
   if (answer instanceof Response) return fromResponse(answer);
   const user = checkUser(answer);
+  // Only the scopes this user may grant are asked for (the token's scope says what was left out).
+  const allowed = user.scopes;
+  if (allowed !== undefined) valid = { ...valid, scopes: valid.scopes.filter((scope) => allowed.includes(scope)) };
   const granted = await parts.settings.store.consents.get(user.id, valid.client.clientId);
   const newScopes = valid.scopes.filter((scope) => !granted.includes(scope));
   // Asking for nothing new skips the page only once the user allowed this client something: an
@@ -207,7 +210,11 @@ function checkUser(user: SignInUser): SignInUser {
   return user;
 }
 
-const grantUser = (user: SignInUser): GrantUser => (user.roles !== undefined ? { id: user.id, roles: [...user.roles] } : { id: user.id });
+const grantUser = (user: SignInUser): GrantUser => ({
+  id: user.id,
+  ...(user.roles !== undefined ? { roles: [...user.roles] } : {}),
+  ...(user.upstream !== undefined ? { upstream: user.upstream } : {}),
+});
 
 /**
  * The domain the consent page names: a metadata document's host (verified: the client is

@@ -6,6 +6,8 @@ export interface GrantUser {
   readonly id: string;
   /** For the `roles` claim that `@Roles` reads. */
   readonly roles?: readonly string[];
+  /** The upstream provider's sign-in whose tokens the grant holds (sign-in through `upstream`); never in a token. */
+  readonly upstream?: string;
 }
 
 /** An authorization request the user is being asked to approve. */
