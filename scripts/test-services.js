@@ -27,7 +27,7 @@ const SERVICES = [
     name: 'chromium',
     package: 'chromium',
     present: () => isExecutable(process.env.CHROMIUM || '/usr/bin/chromium'),
-    suites: ['examples/06-apps/test/browser.test.ts', 'examples/09-signin/test/', 'packages/redis/test/signin.replicas.test.ts'],
+    suites: ['examples/06-apps/test/browser.test.ts', 'examples/09-signin/test/', 'packages/redis/test/signin.replicas.test.ts', 'packages/auth/test/signin/upstream/oidc.browser.test.ts'],
     needs: 'the MCP Apps browser tests and the sign-in tests, which a user drives in the browser',
   },
   {
@@ -43,7 +43,8 @@ const SERVICES = [
 const RUNTIMES_DIR = path.join(__dirname, '..', 'test-support', 'runtimes');
 const RUNTIMES = {
   name: 'bun, deno, wrangler and node 22',
-  suites: ['examples/07-runtimes/test/', 'examples/09-signin/test/runtimes.test.ts', 'packages/create-typemcp/test/runtimes.e2e.test.ts'],
+  // The upstream sign-in test runs oidc-provider, which wants Node 22, on this one.
+  suites: ['examples/07-runtimes/test/', 'examples/09-signin/test/runtimes.test.ts', 'packages/create-typemcp/test/runtimes.e2e.test.ts', 'packages/auth/test/signin/upstream/oidc.browser.test.ts'],
   present: () => ['bun', 'deno', 'wrangler', 'node'].every((bin) => isExecutable(path.join(RUNTIMES_DIR, 'node_modules', '.bin', bin))),
 };
 

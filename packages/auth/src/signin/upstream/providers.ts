@@ -199,12 +199,15 @@ export class UpstreamProvider {
 /** Any OpenID Connect provider by its issuer: discovery, the code flow with PKCE and a nonce, the ID token and userinfo. */
 export function oidcUpstream(options: OidcUpstreamOptions): UpstreamProvider {
   const issuer = options?.issuer;
+  const scopes = options?.scopes ?? ['openid', 'profile', 'email', 'offline_access'];
+  // OIDC Core §11: offline_access is granted only with prompt=consent (others ignore it, or answer without a refresh token).
+  const prompt: Record<string, string> = scopes.includes('offline_access') ? { prompt: 'consent' } : {};
   return new UpstreamProvider(
     {
       name: options?.name ?? (typeof issuer === 'string' && URL.canParse(issuer) ? new URL(issuer).host : String(issuer)),
       oidc: true,
-      scopes: ['openid', 'profile', 'email', 'offline_access'],
-      authorizationParams: options?.authorizationParams ?? {},
+      scopes,
+      authorizationParams: { ...prompt, ...options?.authorizationParams },
       urls: [typeof issuer === 'string' ? issuer : ''],
       metadata: (provider) => discover(provider, issuer),
       identity: (provider, as, tokens) => oidcIdentity(provider, as, tokens, options.groupsClaims ?? ['groups']),

@@ -6,29 +6,14 @@
  * SDK client. Also: roles and scopes from the mapping, tokens sealed at rest, every path that
  * revokes a grant revoking the upstream tokens, and an attacker's tries at the callback.
  */
-import { githubUpstream, mapGroups, MemoryUpstreamSessionStore } from '@typemcp/auth';
-import type { UpstreamSessionEntry } from '@typemcp/auth';
+import { githubUpstream, mapGroups } from '@typemcp/auth';
 import { Vault } from '../../../src/signin/upstream/vault';
 import { CALLBACK, pkce } from '../securityKit';
 import { FormBrowser } from '../signInServer';
 import { startGitHubStandIn } from './githubStandIn';
 import type { GitHubStandIn } from './githubStandIn';
-import { authorizeUrl, callTool, exchange, ProviderTools, registerClient, revokeRequest, SECRET, signedIn, startProxy, tokenRequest, walk } from './proxyKit';
+import { authorizeUrl, callTool, exchange, ProviderTools, registerClient, revokeRequest, SECRET, signedIn, startProxy, tokenRequest, VisibleStore, walk } from './proxyKit';
 import type { RunningProxy } from './proxyKit';
-
-/** A session store whose entries the test can read: what is kept at rest. */
-class VisibleStore extends MemoryUpstreamSessionStore {
-  readonly seen = new Map<string, UpstreamSessionEntry>();
-  override async add(id: string, entry: UpstreamSessionEntry, ttlSec: number): Promise<void> {
-    this.seen.set(id, entry);
-    return super.add(id, entry, ttlSec);
-  }
-  override async replace(id: string, expectedVersion: number, next: UpstreamSessionEntry, ttlSec: number): Promise<boolean> {
-    const replaced = await super.replace(id, expectedVersion, next, ttlSec);
-    if (replaced) this.seen.set(id, next);
-    return replaced;
-  }
-}
 
 let github: GitHubStandIn;
 let proxy: RunningProxy;

@@ -9,8 +9,9 @@ import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Context, McpServer, Roles, Scopes, Tool } from '@typemcp/core';
-import { signIn, upstreamToken } from '@typemcp/auth';
-import type { UpstreamProvider, UpstreamSignInOptions } from '@typemcp/auth';
+import { MemoryUpstreamSessionStore, signIn, upstreamToken } from '@typemcp/auth';
+import type { UpstreamProvider, UpstreamSessionEntry, UpstreamSignInOptions } from '@typemcp/auth';
+import { Vault } from '../../../src/signin/upstream/vault';
 import { CALLBACK, pkce } from '../securityKit';
 import type { CodeRequest } from '../securityKit';
 import { consentForm, FormBrowser } from '../signInServer';
@@ -163,4 +164,36 @@ export async function callTool(proxy: RunningProxy, accessToken: string, name: s
   } finally {
     await client.close();
   }
+}
+
+/** A session store whose entries the test can read: what is kept at rest. */
+export class VisibleStore extends MemoryUpstreamSessionStore {
+  readonly seen = new Map<string, UpstreamSessionEntry>();
+  /** Every entry ever stored, refreshed ones too. */
+  readonly history: Array<[string, UpstreamSessionEntry]> = [];
+  override async add(id: string, entry: UpstreamSessionEntry, ttlSec: number): Promise<void> {
+    this.seen.set(id, entry);
+    this.history.push([id, entry]);
+    return super.add(id, entry, ttlSec);
+  }
+  override async replace(id: string, expectedVersion: number, next: UpstreamSessionEntry, ttlSec: number): Promise<boolean> {
+    const replaced = await super.replace(id, expectedVersion, next, ttlSec);
+    if (replaced) {
+      this.seen.set(id, next);
+      this.history.push([id, next]);
+    }
+    return replaced;
+  }
+}
+
+/** Every upstream token the store has held (opened with the secret): what must never reach the client. */
+export async function upstreamSecrets(store: VisibleStore): Promise<{ accessTokens: string[]; refreshTokens: string[] }> {
+  const accessTokens: string[] = [];
+  const refreshTokens: string[] = [];
+  for (const [id, entry] of store.history) {
+    const { tokens } = await new Vault(SECRET, 'upstream tokens').open<{ tokens: { accessToken: string; refreshToken?: string } }>(id, entry.sealed);
+    accessTokens.push(tokens.accessToken);
+    if (tokens.refreshToken !== undefined) refreshTokens.push(tokens.refreshToken);
+  }
+  return { accessTokens: [...new Set(accessTokens)], refreshTokens: [...new Set(refreshTokens)] };
 }
