@@ -30,13 +30,18 @@ export function packPackages<Dir extends string>(dirs: readonly Dir[], packDir: 
 
 /**
  * Points a scaffolded project's @typemcp/* dependencies at the tarballs, for anything that
- * depends on them in turn too (the CLI depends on @typemcp/testing), then installs it.
+ * depends on them in turn too (the CLI depends on @typemcp/testing), then installs it. A
+ * project with @typemcp/auth (made with --sign-in) needs its tarball too.
  */
-export function installFromTarballs(projectDir: string, tarballs: Record<'core' | 'testing' | 'cli', Tarball>): void {
+export function installFromTarballs(projectDir: string, tarballs: Record<'core' | 'testing' | 'cli', Tarball> & Partial<Record<'auth', Tarball>>): void {
   const manifestPath = path.join(projectDir, 'package.json');
   const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
   const local = (dir: 'core' | 'testing' | 'cli') => `file:${tarballs[dir].file}`;
   manifest.dependencies['@typemcp/core'] = local('core');
+  if (manifest.dependencies['@typemcp/auth'] !== undefined) {
+    if (tarballs.auth === undefined) throw new Error(`${projectDir} depends on @typemcp/auth: pack it too`);
+    manifest.dependencies['@typemcp/auth'] = `file:${tarballs.auth.file}`;
+  }
   manifest.devDependencies['@typemcp/testing'] = local('testing');
   manifest.devDependencies['@typemcp/cli'] = local('cli');
   manifest.overrides = { '@typemcp/core': '$@typemcp/core', '@typemcp/testing': '$@typemcp/testing' };

@@ -13,6 +13,9 @@ Options:
                              where the server runs (default: node): Bun.serve, Deno.serve, or a
                              Cloudflare Worker, each with its run and test commands in README.md
   --transport <stdio|http>   transport the server uses by default (default: stdio)
+  --sign-in                  serve over HTTP behind its own OAuth sign-in (signIn of
+                             @typemcp/auth) with a development login; README.md says what to
+                             change for production (Node only)
   --pm <npm|pnpm|yarn|bun>   package manager for the next steps (default: the one running this)
   --name <package-name>      package name (default: the directory's name)
   --install                  install the dependencies right away
@@ -33,6 +36,7 @@ export async function main(argv: string[]): Promise<number> {
       options: {
         transport: { type: 'string' },
         runtime: { type: 'string' },
+        'sign-in': { type: 'boolean', default: false },
         pm: { type: 'string' },
         name: { type: 'string' },
         install: { type: 'boolean', default: false },
@@ -48,7 +52,8 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length !== 1) return usageError(positionals.length ? `expected one directory, got ${positionals.join(' ')}` : 'the directory to create is missing');
-  const transport = values.transport ?? 'stdio';
+  const signIn = values['sign-in'];
+  const transport = values.transport ?? (signIn ? 'http' : 'stdio');
   if (!isOneOf(transport, TRANSPORTS)) return usageError(`--transport must be stdio or http, not "${transport}"`);
   const runtime = values.runtime ?? 'node';
   if (!isOneOf(runtime, RUNTIMES)) return usageError(`--runtime must be one of ${RUNTIMES.join(', ')}, not "${runtime}"`);
@@ -57,12 +62,13 @@ export async function main(argv: string[]): Promise<number> {
 
   let result;
   try {
-    result = scaffold({ directory: positionals[0], name: values.name, transport, runtime });
+    result = scaffold({ directory: positionals[0], name: values.name, transport, runtime, signIn });
   } catch (error) {
     if (error instanceof ScaffoldError) return usageError(error.message);
     throw error;
   }
-  process.stdout.write(`Created ${result.name} in ${result.directory} (${result.files.length} files, ${runtime === 'node' ? '' : `for ${runtime}, `}${transport} by default).\n`);
+  const serves = signIn ? 'http with sign-in' : `${transport} by default`;
+  process.stdout.write(`Created ${result.name} in ${result.directory} (${result.files.length} files, ${runtime === 'node' ? '' : `for ${runtime}, `}${serves}).\n`);
 
   if (values.install) {
     process.stdout.write(`Running ${packageManager} install…\n`);
@@ -74,7 +80,11 @@ export async function main(argv: string[]): Promise<number> {
   }
   const steps = runtime === 'node' ? nextSteps(result, packageManager, values.install) : [`see README.md: how to run and test it on ${runtime}`];
   process.stdout.write(`\nNext steps:\n${steps.map((line) => `  ${line}`).join('\n')}\n`);
-  process.stdout.write(`\nSee README.md in the project for connecting a client over stdio or HTTP.\n`);
+  process.stdout.write(
+    signIn
+      ? `\nSee README.md in the project for signing in (a development login) and what to change before production.\n`
+      : `\nSee README.md in the project for connecting a client over stdio or HTTP.\n`,
+  );
   return 0;
 }
 

@@ -15,12 +15,19 @@ export interface ScaffoldOptions {
   transport?: TransportChoice;
   /** The runtime the project is made for. Default: node. */
   runtime?: RuntimeChoice;
+  /**
+   * Serve over HTTP behind the built-in sign-in (`signIn` of @typemcp/auth) with a development
+   * login: the sign-in overlay on the template. Node only; HTTP is then the transport.
+   */
+  signIn?: boolean;
   /** Version range written for the @typemcp/* packages. Default: ^ this package's version. */
   typemcpVersion?: string;
   /** Template folder to copy. Default: the template shipped with this package. */
   templateDir?: string;
   /** The folder of runtime overlays (bun/, deno/, workers/). Default: the one shipped beside the template. */
   runtimesDir?: string;
+  /** The sign-in overlay. Default: the one shipped beside the template. */
+  signInDir?: string;
 }
 
 export interface ScaffoldResult {
@@ -49,8 +56,10 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
   }
   const templateDir = options.templateDir ?? findTemplate();
   const typemcpVersion = options.typemcpVersion ?? `^${ownVersion()}`;
-  const transport = options.transport ?? 'stdio';
+  const transport = options.transport ?? (options.signIn ? 'http' : 'stdio');
   const runtime = options.runtime ?? 'node';
+  if (options.signIn && runtime !== 'node') throw new ScaffoldError(`Sign-in is made for the node runtime, not ${runtime}; leave out --runtime or --sign-in.`);
+  if (options.signIn && transport !== 'http') throw new ScaffoldError('A project with sign-in serves HTTP (sign-in needs it); leave out --transport stdio.');
 
   fs.mkdirSync(directory, { recursive: true });
   const transform = (relative: string, content: string) => {
@@ -62,26 +71,34 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
     return text;
   };
   const files = new Set(copyTree(templateDir, directory, transform));
-  if (runtime !== 'node') for (const file of applyOverlay(path.join(options.runtimesDir ?? findRuntimes(templateDir), runtime), directory, transform)) files.add(file);
+  const overlays = [
+    ...(runtime === 'node' ? [] : [{ dir: path.join(options.runtimesDir ?? findBesideTemplate(templateDir, 'runtimes', 'runtime overlays'), runtime), what: `runtime overlay ${runtime}` }]),
+    ...(options.signIn ? [{ dir: options.signInDir ?? findBesideTemplate(templateDir, 'signin', 'sign-in overlay'), what: 'sign-in overlay' }] : []),
+  ];
+  for (const overlay of overlays) for (const file of applyOverlay(overlay.dir, overlay.what, directory, transform, typemcpVersion)) files.add(file);
   return { directory, name, files: [...files].filter((file) => fs.existsSync(path.join(directory, file))).sort() };
 }
 
-/** What an overlay's overlay.json says: files to leave out, the scripts, devDependencies to add and drop, `main`. */
+/**
+ * What an overlay's overlay.json says: files to leave out, the scripts, devDependencies to add
+ * and drop, @typemcp/* dependencies to add (at the version of the others), `main`.
+ */
 interface Overlay {
   remove?: string[];
   scripts?: Record<string, string>;
   devDependencies?: Record<string, string>;
   removeDevDependencies?: string[];
+  typemcpDependencies?: string[];
   main?: string;
 }
 
 /**
- * A runtime's overlay on the copied template: its files replace or join the template's (named
- * and set up as they are), the files it names are removed, and package.json takes its scripts
- * and dependencies.
+ * An overlay on the copied template (a runtime's, sign-in's): its files replace or join the
+ * template's (named and set up as they are), the files it names are removed, and package.json
+ * takes its scripts and dependencies.
  */
-function applyOverlay(overlayDir: string, directory: string, transform: (relative: string, content: string) => string): string[] {
-  if (!fs.existsSync(path.join(overlayDir, 'overlay.json'))) throw new ScaffoldError(`The runtime overlay ${overlayDir} is missing; reinstall create-typemcp.`);
+function applyOverlay(overlayDir: string, what: string, directory: string, transform: (relative: string, content: string) => string, typemcpVersion: string): string[] {
+  if (!fs.existsSync(path.join(overlayDir, 'overlay.json'))) throw new ScaffoldError(`The ${what} (${overlayDir}) is missing; reinstall create-typemcp.`);
   const overlay = JSON.parse(fs.readFileSync(path.join(overlayDir, 'overlay.json'), 'utf8')) as Overlay;
   for (const file of overlay.remove ?? []) fs.rmSync(path.join(directory, file), { force: true });
   const written = copyTree(overlayDir, directory, transform).filter((file) => file !== 'overlay.json');
@@ -92,9 +109,16 @@ function applyOverlay(overlayDir: string, directory: string, transform: (relativ
   if (overlay.main) manifest.main = overlay.main;
   const devDependencies = { ...(manifest.devDependencies as Record<string, string> | undefined), ...overlay.devDependencies };
   for (const dependency of overlay.removeDevDependencies ?? []) delete devDependencies[dependency];
-  manifest.devDependencies = Object.fromEntries(Object.entries(devDependencies).sort(([a], [b]) => a.localeCompare(b)));
+  manifest.devDependencies = sorted(devDependencies);
+  const dependencies = { ...(manifest.dependencies as Record<string, string> | undefined) };
+  for (const dependency of overlay.typemcpDependencies ?? []) dependencies[dependency] = typemcpVersion;
+  manifest.dependencies = sorted(dependencies);
   fs.writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
   return written;
+}
+
+function sorted(dependencies: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(dependencies).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 /** The commands a user runs next, for the package manager they chose. */
@@ -143,11 +167,11 @@ function findTemplate(): string {
   return found;
 }
 
-/** The runtime overlays: shipped as template-runtimes/ in the package, templates/runtimes/ in the repository. */
-function findRuntimes(templateDir: string): string {
-  const candidates = [path.join(templateDir, '..', 'template-runtimes'), path.join(templateDir, '..', 'runtimes')];
+/** An overlay folder beside the template: shipped as template-<name>/ in the package, templates/<name>/ in the repository. */
+function findBesideTemplate(templateDir: string, name: string, what: string): string {
+  const candidates = [path.join(templateDir, '..', `template-${name}`), path.join(templateDir, '..', name)];
   const found = candidates.find((dir) => fs.existsSync(dir));
-  if (!found) throw new ScaffoldError(`The runtime overlays are missing (looked in ${candidates.join(', ')}); reinstall create-typemcp.`);
+  if (!found) throw new ScaffoldError(`The ${what} is missing (looked in ${candidates.join(', ')}); reinstall create-typemcp.`);
   return found;
 }
 

@@ -3,12 +3,16 @@
  * scaffolded outside the repository by the packed create-typemcp, the packed tarballs (and
  * nothing of @typemcp/* from a registry) are installed there, and the project builds, passes
  * its own tests and serves the official SDK client over stdio — as CommonJS and as an ES
- * module, compiled by tsc, run by tsx, and run by `typemcp dev`.
+ * module, compiled by tsc, run by tsx, and run by `typemcp dev`. A project made with
+ * --sign-in passes its own tests (a whole sign-in over HTTP among them) and serves HTTP
+ * behind sign-in from its build and its production bundle.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer as createTcpServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { outsideEnv } from '../../../test-support/outsideRepository';
 import { installFromTarballs, packPackages } from '../../../test-support/packedPackages';
@@ -86,7 +90,7 @@ describe('the packed packages', () => {
   it.each(PACKAGES)('%s ships its build, README, LICENSE and no tests', (dir) => {
     const { files } = tarballs[dir];
     expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', dir === 'create-typemcp' ? 'dist/bin.js' : 'dist/index.js']));
-    expect(files.filter((f) => /(^|\/)test\/|\.test\.[jt]s$/.test(f) && !/^template(-runtimes)?\//.test(f))).toEqual([]);
+    expect(files.filter((f) => /(^|\/)test\/|\.test\.[jt]s$/.test(f) && !/^template(-runtimes|-signin)?\//.test(f))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.tsbuildinfo'))).toEqual([]);
     if (dir !== 'create-typemcp') expect(files).toContain('dist/index.d.ts');
   });
@@ -96,6 +100,7 @@ describe('the packed packages', () => {
     expect(template).toEqual(expect.arrayContaining(['template/package.json', 'template/gitignore', 'template/src/main.ts', 'template/test/server.test.ts']));
     expect(template.filter((f) => /node_modules|\/dist\//.test(f))).toEqual([]);
     expect(tarballs['create-typemcp'].files).toEqual(expect.arrayContaining(['bun', 'deno', 'workers'].map((runtime) => `template-runtimes/${runtime}/overlay.json`)));
+    expect(tarballs['create-typemcp'].files).toEqual(expect.arrayContaining(['template-signin/overlay.json', 'template-signin/src/server.ts', 'template-signin/test/signin.test.ts']));
   });
 });
 
@@ -151,3 +156,92 @@ describe('a project scaffolded by the packed create-typemcp', () => {
   });
 });
 
+
+/** A port free on 127.0.0.1 now: the sign-in server names its port in the tokens' audience, so it cannot take port 0. */
+async function freePort(): Promise<number> {
+  const probe = createTcpServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/**
+ * Starts `node args` in the project as its HTTP server and, once it says it serves, checks what
+ * a client meets first: the 401 naming the scope and the sign-in metadata. Its stderr.
+ */
+async function checkSignInOverHttp(projectDir: string, args: string[]): Promise<string> {
+  const port = await freePort();
+  const child = spawn(process.execPath, args, { cwd: projectDir, env: { ...outsideEnv(), PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no "serving MCP" within 20 s:\n${stderr}`)), 20_000);
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('serving MCP')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${stderr}`)));
+    });
+    const origin = `http://127.0.0.1:${port}`;
+    const refused = await fetch(`${origin}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp", scope="notes:read"`);
+    const metadata = await (await fetch(`${origin}/.well-known/oauth-authorization-server`)).json();
+    expect(metadata).toMatchObject({ issuer: origin, registration_endpoint: `${origin}/oauth/register`, code_challenge_methods_supported: ['S256'] });
+    const login = await fetch(`${origin}/oauth/authorize?response_type=code`, { redirect: 'manual' });
+    expect(login.status).toBeGreaterThanOrEqual(400); // an incomplete request: refused on a page, never redirected
+    return stderr;
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+describe('a project scaffolded by the packed create-typemcp with --sign-in', () => {
+  let signInDir: string;
+
+  beforeAll(() => {
+    run('npm', ['exec', '--yes', `--package=${tarballs['create-typemcp'].file}`, '--', 'create-typemcp', 'my-signin-server', '--sign-in'], workDir);
+    signInDir = path.join(workDir, 'my-signin-server');
+    // Packed here, not with the others: only this project needs it.
+    const { auth } = packPackages(['auth'], path.join(workDir, 'tarballs'));
+    expect(auth.files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts']));
+    installFromTarballs(signInDir, { ...tarballs, auth });
+  });
+
+  it('installed @typemcp/auth from its tarball', () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(signInDir, 'package.json'), 'utf8'));
+    expect(manifest.dependencies['@typemcp/auth']).toMatch(/^file:/);
+    const lock = JSON.parse(fs.readFileSync(path.join(signInDir, 'package-lock.json'), 'utf8')) as { packages: Record<string, { resolved?: string }> };
+    expect(lock.packages['node_modules/@typemcp/auth'].resolved).toMatch(/^file:/);
+  });
+
+  it('builds with tsc and passes its own tests, a whole sign-in over HTTP among them', () => {
+    run('npm', ['run', 'build'], signInDir);
+    const output = run('npm', ['test', '--', '--verbose'], signInDir);
+    expect(output).toContain('a client registers, the user signs in and approves, and the token calls the tools');
+    expect(output).toMatch(/Tests: +\d+ passed, \d+ total/);
+    expect(output).not.toMatch(/failed|skipped/);
+  });
+
+  it('serves HTTP behind sign-in from the build, warning that SIGNIN_SECRET is not set', async () => {
+    const stderr = await checkSignInOverHttp(signInDir, ['dist/main.js']);
+    expect(stderr).toContain('SIGNIN_SECRET is not set');
+    expect(stderr).toContain('sign in as alice (password alice) or bob (password bob)');
+  });
+
+  it('lists its tools over stdio for npm run inspect, where the local user has every scope', () => {
+    const output = run('npm', ['run', 'inspect'], signInDir);
+    expect(output).toContain('add_note');
+    expect(output).toContain('read_note');
+  });
+
+  it('serves HTTP behind sign-in from its production bundle and startup snapshot', async () => {
+    run('npm', ['run', 'bundle'], signInDir);
+    await checkSignInOverHttp(signInDir, ['dist/bundle/server.js']);
+    await checkSignInOverHttp(signInDir, ['--snapshot-blob', 'dist/bundle/server.blob']);
+  });
+});

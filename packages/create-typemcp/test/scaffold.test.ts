@@ -65,6 +65,59 @@ describe('scaffold', () => {
     }
   });
 
+  it('with signIn, lays the sign-in overlay over the template: @typemcp/auth, signIn wired with a development login, scoped tools, its tests and README', () => {
+    const result = scaffold({ directory: path.join(workDir, 'secure'), signIn: true, typemcpVersion: '^1.2.3' });
+    const manifest = JSON.parse(read('secure', 'package.json'));
+    // The same range as the other @typemcp packages, among the dependencies in order.
+    expect(manifest.dependencies['@typemcp/auth']).toBe('^1.2.3');
+    expect(manifest.dependencies['@typemcp/core']).toBe('^1.2.3');
+    expect(Object.keys(manifest.dependencies)).toEqual(Object.keys(manifest.dependencies).sort());
+    expect(manifest.scripts.dev).toBe('typemcp dev src/main.ts --http');
+    expect(manifest.scripts.test).toBe('jest');
+
+    expect(result.files).toEqual(expect.arrayContaining(['README.md', 'jest.config.cjs', ...[['src', 'auth.ts'], ['src', 'main.ts'], ['src', 'server.ts'], ['test', 'server.test.ts'], ['test', 'signin.test.ts']].map((parts) => path.join(...parts))]));
+    expect(result.files).not.toContain('overlay.json');
+    for (const file of result.files) expect(fs.existsSync(path.join(workDir, 'secure', file))).toBe(true);
+
+    expect(read('secure', 'src', 'server.ts')).toContain('server.plugin(signIn, {');
+    expect(read('secure', 'src', 'server.ts')).toContain("name: 'secure'");
+    expect(read('secure', 'src', 'auth.ts')).toContain('developmentLogin({ users: DEVELOPMENT_USERS })');
+    expect(read('secure', 'src', 'auth.ts')).toContain('env.SIGNIN_SECRET');
+    expect(read('secure', 'src', 'main.ts')).toContain("transport: 'http'");
+    expect(read('secure', 'src', 'notes', 'NoteTools.ts')).toMatch(/@Tool\(\{ description: 'Save a note'.*\n\s+@Scopes\('notes:write'\)/);
+    expect(read('secure', 'src', 'notes', 'NoteTools.ts')).toMatch(/@Tool\(\{ description: 'Read one note by its id'.*\n\s+@Scopes\('notes:read'\)/);
+    expect(read('secure', 'test', 'signin.test.ts')).toContain('/.well-known/oauth-authorization-server');
+    const readme = read('secure', 'README.md');
+    expect(readme).toContain('# secure');
+    expect(readme).toContain('## Sign in');
+    expect(readme).toContain('## Before production');
+    expect(readme).not.toContain('typemcp-template-default');
+  });
+
+  it("keeps the sign-in overlay's NoteStore the template's own (it is there for the overlay's tests in the repository)", () => {
+    const own = (dir: string) => fs.readFileSync(path.join(templateDir, '..', dir, 'src', 'notes', 'NoteStore.ts'), 'utf8');
+    expect(own('signin')).toBe(own('default'));
+  });
+
+  it("compiles for jest every dependency of @typemcp/auth that ships ES modules only (jest cannot require them)", () => {
+    const config = require(path.join(templateDir, '..', 'signin', 'jest.config.cjs')) as { transform: Record<string, unknown>; transformIgnorePatterns: string[] };
+    const auth = JSON.parse(fs.readFileSync(path.join(templateDir, '..', '..', 'packages', 'auth', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const esModulesOnly = Object.keys(auth.dependencies).filter((dependency) => JSON.parse(fs.readFileSync(require.resolve(`${dependency}/package.json`), 'utf8')).type === 'module');
+    expect(esModulesOnly).toContain('jose');
+    for (const dependency of esModulesOnly) {
+      const file = `/project/node_modules/${dependency}/dist/index.js`;
+      expect({ dependency, ignored: config.transformIgnorePatterns.some((pattern) => new RegExp(pattern).test(file)) }).toEqual({ dependency, ignored: false });
+      expect({ dependency, transformed: Object.keys(config.transform).some((pattern) => new RegExp(pattern).test(file)) }).toEqual({ dependency, transformed: true });
+    }
+    expect(config.transformIgnorePatterns.some((pattern) => new RegExp(pattern).test('/project/node_modules/class-validator/cjs/index.js'))).toBe(true);
+  });
+
+  it('refuses sign-in for another runtime or over stdio, writing nothing', () => {
+    expect(() => scaffold({ directory: path.join(workDir, 'a'), signIn: true, runtime: 'workers' })).toThrow('Sign-in is made for the node runtime, not workers');
+    expect(() => scaffold({ directory: path.join(workDir, 'b'), signIn: true, transport: 'stdio' })).toThrow('A project with sign-in serves HTTP');
+    expect(fs.readdirSync(workDir)).toEqual([]);
+  });
+
   it('makes HTTP the default transport when asked', () => {
     scaffold({ directory: path.join(workDir, 'web'), transport: 'http' });
     expect(read('web', 'src', 'main.ts')).toContain("const DEFAULT_TRANSPORT: 'stdio' | 'http' = 'http';");
@@ -115,6 +168,20 @@ describe('the create-typemcp command', () => {
     expect(result.stdout).toContain('http by default');
     expect(result.stdout).toMatch(/Next steps:\n {2}cd srv\n {2}pnpm install\n/);
     expect(read('srv', 'src', 'main.ts')).toContain("= 'http';");
+  });
+
+  it('creates a project with sign-in for --sign-in, and refuses it with --transport stdio', () => {
+    const result = run(['secure', '--sign-in']);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('http with sign-in');
+    expect(result.stdout).toContain('See README.md in the project for signing in');
+    expect(JSON.parse(read('secure', 'package.json')).dependencies['@typemcp/auth']).toMatch(/^\^\d/);
+
+    const stdio = run(['other', '--sign-in', '--transport', 'stdio']);
+    expect(stdio.status).toBe(2);
+    expect(stdio.stderr).toContain('A project with sign-in serves HTTP');
+    expect(fs.existsSync(path.join(workDir, 'other'))).toBe(false);
   });
 
   it('exits with 2 on an unknown runtime', () => {
