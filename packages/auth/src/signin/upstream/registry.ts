@@ -1,10 +1,10 @@
 import { AccessDeniedError } from '@typemcp/core';
 import type { Principal } from '@typemcp/core';
-import type { UpstreamProvider } from './providers';
 
 /** What gives the upstream access token of an MCP grant: a `signIn` with an upstream. */
 export interface UpstreamTokenSource {
-  readonly provider: UpstreamProvider;
+  /** The provider the sign-in uses, compared by identity only (this file names no provider type). */
+  readonly provider: object;
   accessToken(grantId: string): Promise<string>;
 }
 
@@ -28,7 +28,7 @@ export function registerUpstreamSource(issuer: string, source: UpstreamTokenSour
  * Rejects with `AccessDeniedError('invalid_token')` when the caller did not sign in through
  * an upstream provider of this process, or that sign-in ended (the client signs in again).
  */
-export async function upstreamToken(ctx: { readonly principal?: Principal }, provider?: UpstreamProvider): Promise<string> {
+export async function upstreamToken(ctx: { readonly principal?: Principal }, provider?: object): Promise<string> {
   const claims = ctx.principal?.claims ?? {};
   const source = typeof claims.iss === 'string' ? sources.get(claims.iss) : undefined;
   if (source === undefined || typeof claims.sid !== 'string' || (provider !== undefined && source.provider !== provider)) {
