@@ -75,8 +75,8 @@ export class DpopProofs {
     } catch (error) {
       throw refuse(reasonOf(error));
     }
-    if (payload.htm !== target.method) throw refuse(`htm is ${JSON.stringify(payload.htm)}, not the request's method ${target.method}`);
-    if (typeof payload.htu !== 'string' || !sameTarget(payload.htu, target.url)) throw refuse(`htu is ${JSON.stringify(payload.htu)}, not the request's URL ${withoutQuery(target.url)}`);
+    if (payload.htm !== target.method) throw refuse(`htm is ${String(payload.htm)}, not the request's method ${target.method}`);
+    if (typeof payload.htu !== 'string' || !sameTarget(payload.htu, target.url)) throw refuse(`htu is ${String(payload.htu)}, not the request's URL ${withoutQuery(target.url)}`);
     const now = settings.now() / 1000;
     const iat = payload.iat!;
     if (Math.abs(now - iat) > settings.windowSec) throw refuse(`iat is ${Math.round(iat - now)} s from the server's clock; at most ${settings.windowSec} s either way`);
