@@ -1,5 +1,5 @@
 import { developmentLogin } from '@typemcp/auth';
-import type { SignInStore } from '@typemcp/auth';
+import type { DpopOptions, SignInStore } from '@typemcp/auth';
 import type { McpServer } from '@typemcp/core';
 import { createSignInServer } from './server';
 
@@ -19,7 +19,8 @@ export interface ConfiguredNotes {
  * The notes server from an environment: Node's `process.env`, `Bun.env`, `Deno.env` or a
  * Worker's `env`, read through `get`. PORT, ORIGIN (default http://127.0.0.1:PORT),
  * SIGNIN_SECRET, MCP_REQUEST_STATE_SECRET, SIGNIN_ALLOW_PRIVATE_CLIENT_DOCUMENTS=1,
- * ACCESS_TOKEN_TTL_SEC.
+ * ACCESS_TOKEN_TTL_SEC, DPOP (`required`, `nonce` or `nonce=<lifetime in s>`, both as
+ * `required,nonce`, or `off`).
  */
 export function notesFromEnvironment(get: (name: string) => string | undefined, options: { store?: SignInStore } = {}): ConfiguredNotes {
   const port = Number(get('PORT') ?? 3000);
@@ -34,6 +35,7 @@ export function notesFromEnvironment(get: (name: string) => string | undefined, 
       // For trying metadata-document clients served on this machine; never in production.
       metadataDocuments: { allowPrivateAddresses: get('SIGNIN_ALLOW_PRIVATE_CLIENT_DOCUMENTS') === '1' },
       accessTokenTtlSec: ttl === undefined ? undefined : Number(ttl),
+      dpop: dpopFrom(get('DPOP')),
       store: options.store,
     },
     get('MCP_REQUEST_STATE_SECRET'),
@@ -46,4 +48,13 @@ export function notesFromEnvironment(get: (name: string) => string | undefined, 
       '',
     ].join('\n');
   return { server, port, origin, banner };
+}
+
+/** DPoP as the DPOP variable sets it: accepted beside bearer tokens unless it says otherwise. */
+function dpopFrom(value: string | undefined): DpopOptions | boolean | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value === 'off') return false;
+  const words = value.split(',');
+  const nonce = words.find((word) => word === 'nonce' || word.startsWith('nonce='));
+  return { required: words.includes('required'), nonce: nonce === undefined ? false : nonce === 'nonce' ? true : { lifetimeSec: Number(nonce.slice(6)) } };
 }

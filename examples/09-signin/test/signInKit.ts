@@ -125,9 +125,11 @@ export interface ToolResult {
 }
 
 export interface ClientState {
-  tokens: { access_token: string; refresh_token: string; scope: string };
+  tokens: { access_token: string; refresh_token: string; scope: string; token_type: string };
   clientInformation: { client_id: string };
   tokensSaved: number;
+  /** With --dpop: the thumbprint of the client's DPoP key. */
+  dpopThumbprint?: string;
 }
 
 export class Cli {
@@ -144,8 +146,8 @@ export class Cli {
   ) {}
 
   /** Starts the client; with `metadataUrl` it names itself by that document, else it registers. */
-  static async start(options: { server: Pick<NotesServer, 'url'>; protocol: string; name: string; caFile?: string; metadataUrl?: string }): Promise<Cli> {
-    const child = spawn(process.execPath, ['-r', runTsPath, CLIENT], {
+  static async start(options: { server: Pick<NotesServer, 'url'>; protocol: string; name: string; caFile?: string; metadataUrl?: string; dpop?: boolean }): Promise<Cli> {
+    const child = spawn(process.execPath, ['-r', runTsPath, CLIENT, ...(options.dpop ? ['--dpop'] : [])], {
       env: {
         ...process.env,
         SERVER_URL: options.server.url,
