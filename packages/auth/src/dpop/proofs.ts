@@ -1,5 +1,5 @@
-import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, errors, jwtVerify } from 'jose';
-import type { JWK, JWTPayload } from 'jose';
+import { calculateJwkThumbprint, EmbeddedJWK, errors, jwtVerify } from 'jose';
+import type { CryptoKey, FlattenedJWSInput, JWK, JWSHeaderParameters, JWTPayload } from 'jose';
 import { base64url } from '../signin/tokens/secrets';
 import type { DpopNonces } from './nonces';
 import type { DpopReplayCache } from './replay';
@@ -45,6 +45,15 @@ const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 const MAX_PROOF_LENGTH = 8192;
 /** Longest `jti` remembered: enough for any random id, and the replay cache stays bounded. */
 const MAX_JTI_LENGTH = 256;
+/** Proof keys kept imported, by the proof header that carries them: a client signs every proof under the same header. */
+const MAX_CACHED_KEYS = 1000;
+/** Access token hashes kept (`ath`): a client presents the same token with many proofs. */
+const MAX_CACHED_HASHES = 1000;
+
+interface ProofKey {
+  readonly key: CryptoKey;
+  readonly jkt: string;
+}
 
 /**
  * Checks DPoP proofs (RFC 9449 §4.3): one well-formed JWT of `typ` `dpop+jwt`, signed by an
@@ -53,42 +62,87 @@ const MAX_JTI_LENGTH = 256;
  * when a token comes with it; its `jti` never seen before.
  */
 export class DpopProofs {
-  constructor(readonly settings: DpopSettings) {}
+  private readonly keys = new Map<string, Promise<ProofKey>>();
+  /** The keys of `keys` once imported. */
+  private readonly imported = new Map<string, ProofKey>();
+  private readonly hashes = new Map<string, string>();
+  private readonly verifyOptions;
+
+  constructor(readonly settings: DpopSettings) {
+    this.verifyOptions = { typ: 'dpop+jwt', algorithms: [...settings.algorithms], requiredClaims: ['jti', 'iat', 'htm', 'htu'] };
+  }
 
   async verify(header: string | null, target: ProofTarget): Promise<VerifiedProof> {
     const refuse = (why: string) => new DpopProofError('invalid_dpop_proof', `Invalid DPoP proof: ${why}`);
     if (header === null || header === '') throw refuse('the request has no DPoP header');
     // Two DPoP headers arrive joined by a comma, which no JWT contains.
     if (header.length > MAX_PROOF_LENGTH || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(header)) throw refuse('the DPoP header must be one signed JWT');
-    let jwk: JWK;
-    try {
-      jwk = decodeProtectedHeader(header).jwk as JWK;
-    } catch {
-      throw refuse('its header cannot be read');
-    }
-    if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) throw refuse('its header has no jwk');
-    if (PRIVATE_MEMBERS.some((member) => member in jwk)) throw refuse('its jwk is not a public key');
     let payload: JWTPayload;
     const { settings } = this;
+    // jose checks the typ, alg and signature of every proof; the key is imported once per header
+    // (a client's proofs all have the same), and a key known already is passed as it is.
+    const known = this.imported.get(header.slice(0, header.indexOf('.')));
+    let jkt = known?.jkt ?? '';
     try {
-      ({ payload } = await jwtVerify(header, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: [...settings.algorithms], requiredClaims: ['jti', 'iat', 'htm', 'htu'] }));
+      const keyOf = async (protectedHeader: JWSHeaderParameters, token: FlattenedJWSInput) => {
+        const imported = await this.keyOf(protectedHeader, token);
+        jkt = imported.jkt;
+        return imported.key;
+      };
+      ({ payload } = await jwtVerify(header, known?.key ?? keyOf, this.verifyOptions));
     } catch (error) {
-      throw refuse(reasonOf(error));
+      throw error instanceof DpopProofError ? error : refuse(reasonOf(error));
     }
     if (payload.htm !== target.method) throw refuse(`htm is ${String(payload.htm)}, not the request's method ${target.method}`);
-    if (typeof payload.htu !== 'string' || !sameTarget(payload.htu, target.url)) throw refuse(`htu is ${String(payload.htu)}, not the request's URL ${withoutQuery(target.url)}`);
+    if (typeof payload.htu !== 'string' || (payload.htu !== target.url && !sameTarget(payload.htu, target.url))) throw refuse(`htu is ${String(payload.htu)}, not the request's URL ${withoutQuery(target.url)}`);
     const now = settings.now() / 1000;
     const iat = payload.iat!;
     if (Math.abs(now - iat) > settings.windowSec) throw refuse(`iat is ${Math.round(iat - now)} s from the server's clock; at most ${settings.windowSec} s either way`);
     if (settings.nonces !== undefined && (typeof payload.nonce !== 'string' || !(await settings.nonces.accepts(payload.nonce)))) {
       throw new DpopProofError('use_dpop_nonce', payload.nonce === undefined ? 'A DPoP nonce is required: sign the proof again with the DPoP-Nonce given' : 'The DPoP nonce is unknown or expired: sign the proof again with the DPoP-Nonce given');
     }
-    if (target.accessToken !== undefined && payload.ath !== (await tokenHash(target.accessToken))) throw refuse('ath is not the hash of the access token it comes with');
+    if (target.accessToken !== undefined && payload.ath !== (await this.hashOf(target.accessToken))) throw refuse('ath is not the hash of the access token it comes with');
     if (typeof payload.jti !== 'string' || payload.jti === '' || payload.jti.length > MAX_JTI_LENGTH) throw refuse(`jti must be a string of 1 to ${MAX_JTI_LENGTH} characters`);
-    const jkt = await calculateJwkThumbprint(jwk, 'sha256');
     // Remembered until the proof is too old to pass the iat check anyway; a replay elsewhere needs the same key, hence the thumbprint.
     if (!(await settings.replayCache.add(`${jkt}.${payload.jti}`, (iat + settings.windowSec) * 1000 + 1000))) throw refuse('it was used before (jti)');
     return { jkt };
+  }
+
+  /** The public key of a proof's `jwk` header and its RFC 7638 thumbprint, imported once per header. */
+  private keyOf(protectedHeader: JWSHeaderParameters, token: FlattenedJWSInput): Promise<ProofKey> {
+    const cacheKey = token.protected ?? '';
+    let known = this.keys.get(cacheKey);
+    if (known === undefined) {
+      known = (async () => {
+        const jwk = protectedHeader.jwk as JWK | undefined;
+        if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) throw new DpopProofError('invalid_dpop_proof', 'Invalid DPoP proof: its header has no jwk');
+        if (PRIVATE_MEMBERS.some((member) => member in jwk)) throw new DpopProofError('invalid_dpop_proof', 'Invalid DPoP proof: its jwk is not a public key');
+        const key = (await EmbeddedJWK(protectedHeader, token)) as CryptoKey;
+        return { key, jkt: await calculateJwkThumbprint(jwk, 'sha256') };
+      })();
+      if (this.keys.size >= MAX_CACHED_KEYS) {
+        const oldest = this.keys.keys().next().value!;
+        this.keys.delete(oldest);
+        this.imported.delete(oldest);
+      }
+      this.keys.set(cacheKey, known);
+      known.then(
+        (key) => this.keys.get(cacheKey) === known && this.imported.set(cacheKey, key),
+        // A header that did not give a key is not kept.
+        () => this.keys.delete(cacheKey),
+      );
+    }
+    return known;
+  }
+
+  private async hashOf(token: string): Promise<string> {
+    let hash = this.hashes.get(token);
+    if (hash === undefined) {
+      hash = await tokenHash(token);
+      if (this.hashes.size >= MAX_CACHED_HASHES) this.hashes.delete(this.hashes.keys().next().value!);
+      this.hashes.set(token, hash);
+    }
+    return hash;
   }
 }
 
