@@ -72,9 +72,10 @@ async function expectStatus(response, status, step) {
 /**
  * An access token from the server at `origin`, by the flow a real client and browser go
  * through: metadata, DCR, the authorization request with PKCE S256, the development login
- * (cookie kept), the consent form approved from the server's own origin, the code exchange.
+ * (cookie kept), the consent form approved from the server's own origin, the code exchange
+ * (with a DPoP proof from `dpop(tokenEndpoint)` when given: the token is then bound to its key).
  */
-async function obtainToken(origin, resource) {
+async function obtainToken(origin, resource, { dpop } = {}) {
   const meta = await (await expectStatus(await fetch(`${origin}/.well-known/oauth-authorization-server`), 200, 'metadata')).json();
   const registered = await (
     await expectStatus(
@@ -127,7 +128,8 @@ async function obtainToken(origin, resource) {
     await expectStatus(
       await fetch(meta.token_endpoint, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        // With `dpop` (url => proof), the token request carries a DPoP proof: the token comes back bound to its key.
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...(dpop ? { dpop: await dpop(meta.token_endpoint) } : {}) },
         body: new URLSearchParams({ grant_type: 'authorization_code', code: back.searchParams.get('code'), redirect_uri: REDIRECT_URI, code_verifier: verifier, client_id: registered.client_id, resource }),
       }),
       200,
