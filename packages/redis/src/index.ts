@@ -10,3 +10,5 @@ export { RedisSignInStore } from './RedisSignInStore';
 export type { RedisSignInStoreOptions } from './RedisSignInStore';
 export type { RedisStoreOptions } from './keys';
 export { DEFAULT_KEY_PREFIX } from './keys';
+export { RedisDpopReplayCache } from './RedisDpopReplayCache';
+export type { RedisDpopReplayCacheOptions } from './RedisDpopReplayCache';
