@@ -57,7 +57,7 @@ const initialize = (authorization?: string) =>
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
   });
 
-it('passes the refusal's challenge parameters on, and sends the challenges and headers the authentication answers', async () => {
+it('passes the challenge parameters of the refusal on, and sends the challenges and headers the authentication answers', async () => {
   const refused = await initialize('Proof stale');
   expect(refused.status).toBe(401);
   expect(refused.headers.get('www-authenticate')).toBe('Proof error="use_nonce", Bearer realm="notes"');
