@@ -10,15 +10,9 @@ import { tokenRequestKey } from '../../dpop/tokenEndpoint';
 
 /** `POST /oauth/token`: the authorization code and refresh token grants. */
 export async function token(parts: ServerParts, request: HttpStageRequest): Promise<HttpStageReply> {
-  const params = await clientRequest(request);
-  if (!(params instanceof Map)) return params;
-  let client: OAuthClient;
-  try {
-    client = await authenticateClient(parts.clients, params, request.headers.get('authorization'));
-  } catch (error) {
-    if (error instanceof InvalidClientError) return invalidClient(error.message);
-    throw error;
-  }
+  const proven = await clientRequest(parts, request);
+  if (!('client' in proven)) return proven;
+  const { params, client } = proven;
   // A DPoP proof binds the tokens to its key (RFC 9449 §5).
   const key = await tokenRequestKey(parts, request);
   if (!('jkt' in key)) return key;
@@ -30,15 +24,9 @@ export async function token(parts: ServerParts, request: HttpStageRequest): Prom
 
 /** `POST /oauth/revoke` (RFC 7009): a refresh or access token of the client ends its grant. Unknown tokens are answered 200 too. */
 export async function revoke(parts: ServerParts, request: HttpStageRequest): Promise<HttpStageReply> {
-  const params = await clientRequest(request);
-  if (!(params instanceof Map)) return params;
-  let client: OAuthClient;
-  try {
-    client = await authenticateClient(parts.clients, params, request.headers.get('authorization'));
-  } catch (error) {
-    if (error instanceof InvalidClientError) return invalidClient(error.message);
-    throw error;
-  }
+  const proven = await clientRequest(parts, request);
+  if (!('client' in proven)) return proven;
+  const { params, client } = proven;
   const token = params.get('token');
   if (token === undefined) return oauthError(400, 'invalid_request', 'token is required');
   const grantId = await grantOfToken(parts, token);
@@ -156,13 +144,20 @@ async function grantOfToken(parts: ServerParts, token: string): Promise<string |
   }
 }
 
-/** The form of a client's POST, or the error to answer. */
-async function clientRequest(request: HttpStageRequest): Promise<Map<string, string> | HttpStageReply> {
+/** The form of a client's POST and the client it proves to be, or the error to answer. */
+async function clientRequest(parts: ServerParts, request: HttpStageRequest): Promise<{ params: Map<string, string>; client: OAuthClient } | HttpStageReply> {
   if (request.method !== 'POST') return oauthError(405, 'invalid_request', 'use POST', { allow: 'POST' });
+  let params: Map<string, string>;
   try {
-    return singleParams(await readForm(request));
+    params = singleParams(await readForm(request));
   } catch (error) {
     return oauthError(400, 'invalid_request', (error as Error).message);
+  }
+  try {
+    return { params, client: await authenticateClient(parts.clients, params, request.headers.get('authorization')) };
+  } catch (error) {
+    if (error instanceof InvalidClientError) return invalidClient(error.message);
+    throw error;
   }
 }
 
