@@ -12,3 +12,5 @@ export type { RedisStoreOptions } from './keys';
 export { DEFAULT_KEY_PREFIX } from './keys';
 export { RedisDpopReplayCache } from './RedisDpopReplayCache';
 export type { RedisDpopReplayCacheOptions } from './RedisDpopReplayCache';
+export { RedisUpstreamSessionStore } from './RedisUpstreamSessionStore';
+export type { RedisUpstreamSessionStoreOptions } from './RedisUpstreamSessionStore';

@@ -33,13 +33,7 @@ export class MemoryUpstreamSessionStore implements UpstreamSessionStore {
   constructor(private readonly now: () => number = Date.now) {}
 
   async get(id: string): Promise<UpstreamSessionEntry | undefined> {
-    const found = this.entries.get(id);
-    if (found === undefined) return undefined;
-    if (found.until <= this.now()) {
-      this.entries.delete(id);
-      return undefined;
-    }
-    return found.entry;
+    return this.current(id);
   }
 
   async add(id: string, entry: UpstreamSessionEntry, ttlSec: number): Promise<void> {
@@ -48,16 +42,27 @@ export class MemoryUpstreamSessionStore implements UpstreamSessionStore {
   }
 
   async replace(id: string, expectedVersion: number, next: UpstreamSessionEntry, ttlSec: number): Promise<boolean> {
-    const current = await this.get(id);
+    // Read and written without an await between: concurrent replacements see each other.
+    const current = this.current(id);
     if (current === undefined || current.version !== expectedVersion) return false;
     this.entries.set(id, { entry: next, until: this.now() + ttlSec * 1000 });
     return true;
   }
 
   async take(id: string): Promise<UpstreamSessionEntry | undefined> {
-    const entry = await this.get(id);
+    const entry = this.current(id);
     this.entries.delete(id);
     return entry;
+  }
+
+  private current(id: string): UpstreamSessionEntry | undefined {
+    const found = this.entries.get(id);
+    if (found === undefined) return undefined;
+    if (found.until <= this.now()) {
+      this.entries.delete(id);
+      return undefined;
+    }
+    return found.entry;
   }
 
   private sweep(): void {
