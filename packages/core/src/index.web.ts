@@ -37,6 +37,7 @@ export type {
   ToolTransform,
 } from './composition';
 export type { ToolSearchOptions } from './features/toolSearch';
+export type { AiCatalogEntry, ServerCardInput, ServerCardOptions, ServerCardRemote } from './features/serverCard';
 export { Context } from './runtime';
 export type {
   Logger,
@@ -65,6 +66,7 @@ export { metadataStore } from './metadata';
 export type {
   Constructor,
   Icon,
+  IconFile,
   ToolAnnotations,
   ToolOptions,
   ResourceOptions,

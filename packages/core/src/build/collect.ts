@@ -8,6 +8,8 @@ import { buildResource } from '../items/buildResource';
 import { buildTool } from '../items/buildTool';
 import type { ItemHost } from '../items/ItemHost';
 import { provideNodeHost } from '../server/host';
+import { ICON_COLLECTOR_KEY, provideIconReader } from '../server/iconFiles';
+import { readLocalFile } from '../server/listen';
 import { readSkillFolder } from '../skills/folder';
 import { compileDtoValidator } from '../validation';
 import type { SchemaEntry } from '../validation';
@@ -16,6 +18,8 @@ import type { SchemaEntry } from '../validation';
 export interface CollectedSchemas {
   readonly schemas: SchemaEntry[];
   readonly skipped: Array<{ readonly what: string; readonly reason: string }>;
+  /** The icon files the servers made while loading read, as data URIs by the path they gave. */
+  readonly icons: Record<string, string>;
 }
 
 /**
@@ -28,6 +32,7 @@ export interface CollectedSchemas {
 export async function collectSchemas(load: () => unknown): Promise<CollectedSchemas> {
   const slots = globalThis as { [SCHEMA_COLLECTOR_KEY]?: Map<string, SchemaEntry> };
   const heard = (slots[SCHEMA_COLLECTOR_KEY] = new Map<string, SchemaEntry>());
+  const icons = ((slots as { [ICON_COLLECTOR_KEY]?: Map<string, string> })[ICON_COLLECTOR_KEY] = new Map<string, string>());
   const skipped: Array<{ what: string; reason: string }> = [];
   const attempt = (what: string, build: () => unknown) => {
     const before = new Set(heard.keys());
@@ -65,8 +70,9 @@ export async function collectSchemas(load: () => unknown): Promise<CollectedSche
     }
   } finally {
     delete slots[SCHEMA_COLLECTOR_KEY];
+    delete (slots as { [ICON_COLLECTOR_KEY]?: unknown })[ICON_COLLECTOR_KEY];
   }
-  return { schemas: [...heard.values()], skipped };
+  return { schemas: [...heard.values()], skipped, icons: Object.fromEntries(icons) };
 }
 
 /** The host of items built for their schemas alone: they are never served. */
@@ -114,4 +120,5 @@ function provideInertHost(): void {
     nodeHandler: () => refuse,
     skillFolders: { read: readSkillFolder, watch: () => () => undefined },
   });
+  provideIconReader(readLocalFile);
 }

@@ -1,4 +1,4 @@
-import { isModernVersion, isServedVersion, LATEST_HANDSHAKE_VERSION, PROTOCOL_VERSION_META, revisionOf } from '../protocol';
+import { isModernVersion, isServedVersion, LATEST_HANDSHAKE_VERSION, PROTOCOL_VERSION_META, revisionOf, SUPPORTED_VERSIONS } from '../protocol';
 import type { RequestScope, Session } from '../session';
 import type { EraCodec } from './EraCodec';
 import { handshakeCodec } from './handshake/codec';
@@ -22,6 +22,11 @@ export function codecOf(params: Record<string, unknown>): EraCodec {
   const meta = params._meta;
   if (typeof meta !== 'object' || meta === null) return handshakeCodec;
   return (meta as Record<string, unknown>)[PROTOCOL_VERSION_META] === undefined ? handshakeCodec : modernCodec;
+}
+
+/** The protocol versions `server/discover` names: what a server card says its endpoints support. */
+export function servedVersions(): readonly string[] {
+  return SUPPORTED_VERSIONS;
 }
 
 /** What a request's scope keeps when it is saved (a task, to run again later, maybe elsewhere). */

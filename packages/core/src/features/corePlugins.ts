@@ -9,6 +9,8 @@ import { promptsPlugin } from './prompts';
 import { resourcesPlugin } from './resources';
 import { rootsPlugin } from './roots';
 import { samplingPlugin } from './sampling';
+import { serverCardPlugin } from './serverCard';
+import type { ServerCard } from './serverCard';
 import type { ToolInvoker } from './sampling';
 import { skillsPlugin } from './skills';
 import { subscriptionsPlugin } from './subscriptions';
@@ -32,13 +34,15 @@ export interface FeatureRooms {
   readonly items: ToolInvoker;
   /** Tool search, when the server has the `toolSearch` option. */
   readonly toolSearch: ToolSearch | undefined;
+  /** The server card, when the server has the `serverCard` option. */
+  readonly serverCard?: ServerCard;
 }
 
 /**
  * The built-in features, in the order a server adds them: each a plugin owning its methods,
  * notifications, capability or client feature, given only the members it uses.
  */
-export function corePlugins({ catalog, server, sessions, items, toolSearch }: FeatureRooms): CorePlugin[] {
+export function corePlugins({ catalog, server, sessions, items, toolSearch, serverCard }: FeatureRooms): CorePlugin[] {
   const tasks: TaskHost = {
     tools: catalog.tools,
     tasks: server.tasks,
@@ -69,5 +73,7 @@ export function corePlugins({ catalog, server, sessions, items, toolSearch }: Fe
     samplingPlugin(items),
     elicitationPlugin,
     rootsPlugin,
+    // An HTTP stage only: the card is read before any connection.
+    ...(serverCard ? [serverCardPlugin(serverCard)] : []),
   ];
 }

@@ -9,6 +9,19 @@ export interface Icon {
   theme?: 'light' | 'dark';
 }
 
+/**
+ * An icon read from a file (`icons: [{ file: './icon.png' }]`), a path relative to the folder
+ * the server runs from. It is sent as a `data:` URI: `typemcp build` reads it into the bundle,
+ * and an unbundled server (`typemcp dev`, `node dist/main.js`) reads it when it is made.
+ */
+export interface IconFile {
+  file: string;
+  /** Default: from the extension (`.png`, `.jpg`/`.jpeg`, `.svg`, `.webp`). */
+  mimeType?: string;
+  sizes?: string[];
+  theme?: 'light' | 'dark';
+}
+
 export interface ToolAnnotations {
   title?: string;
   readOnlyHint?: boolean;

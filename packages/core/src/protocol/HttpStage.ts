@@ -8,6 +8,11 @@ import type { HttpRequestInfo } from './Transport';
 export interface HttpStageRequest extends HttpRequestInfo {
   /** The path of the URL, without its query: `/mcp`, `/.well-known/oauth-authorization-server`. */
   readonly pathname: string;
+  /**
+   * The path the handler serves MCP at (its `path` option; `/mcp` under `listen`), or undefined
+   * when it serves any path it is reached at.
+   */
+  readonly endpointPath?: string;
   /** The client's network address, when the host knows it. */
   readonly clientAddress: string | undefined;
   /**

@@ -97,7 +97,7 @@ export class ServerRuntime implements FeatureServer, ConnectionHost, ServerDescr
     this.tasks = new TaskRunner(options.tasks, report);
     this.plugins = new PluginRegistry(this.plugged);
     // The built-in features are plugins on the same seam, each owning its methods and capability.
-    for (const plugin of corePlugins({ catalog: this.catalog, server: this, sessions: this.sessions, items: this.items, toolSearch })) this.plugins.addCore(plugin);
+    for (const plugin of corePlugins({ catalog: this.catalog, server: this, sessions: this.sessions, items: this.items, toolSearch, serverCard: this.serverCard })) this.plugins.addCore(plugin);
   }
 
   /** Adds a plugin (see McpServer.plugin). */

@@ -44,6 +44,13 @@ export async function listenHttp(server: ServerRuntime, options: HttpListenOptio
   return { host: address.address, port: address.port, url: `http://${shownHost}:${address.port}${path}` };
 }
 
+/** A file's bytes, its path resolved from the process's folder (so a failure names the whole path). */
+export function readLocalFile(file: string): Uint8Array {
+  const fs: typeof import('node:fs') = require('node:fs');
+  const path: typeof import('node:path') = require('node:path');
+  return fs.readFileSync(path.resolve(file));
+}
+
 /** A failure to listen in words that say what to do, with the system's `code` kept (`EADDRINUSE`, `EACCES`, …). */
 function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
   const where = `${host}:${port}`;

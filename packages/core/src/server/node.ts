@@ -1,7 +1,8 @@
 import { readSkillFolder, watchSkillFolder } from '../skills/folder';
 import { createNodeHandler } from '../transports/http/node';
 import { provideNodeHost } from './host';
-import { listenHttp, listenStdio } from './listen';
+import { provideIconReader } from './iconFiles';
+import { listenHttp, listenStdio, readLocalFile } from './listen';
 
 // Loaded by the Node entry only (index.ts): the Workers entry (index.web.ts) bundles none of this.
 provideNodeHost({
@@ -10,3 +11,4 @@ provideNodeHost({
   nodeHandler: createNodeHandler,
   skillFolders: { read: readSkillFolder, watch: watchSkillFolder },
 });
+provideIconReader(readLocalFile);

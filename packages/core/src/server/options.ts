@@ -1,7 +1,8 @@
+import type { ServerCardOptions } from '../features/serverCard';
 import type { ToolSearchOptions } from '../features/toolSearch';
 import type { DependencyContainer } from 'tsyringe';
 import type { CacheableMethod, CacheHint } from '../eras';
-import type { Constructor, Icon } from '../metadata';
+import type { Constructor, Icon, IconFile } from '../metadata';
 import type { Principal } from '../protocol';
 import type { LoggingLevel } from '../session';
 import type { TaskOptions } from '../tasks';
@@ -17,7 +18,8 @@ export interface McpServerOptions {
   title?: string;
   description?: string;
   websiteUrl?: string;
-  icons?: Icon[];
+  /** URLs (`https:`, `data:`), or files (`{ file: './icon.png' }`) sent as data URIs: see IconFile. */
+  icons?: Array<Icon | IconFile>;
   /** Sent to the client at initialize: how to use this server. */
   instructions?: string;
   /** Classes whose decorated methods become tools. */
@@ -43,6 +45,13 @@ export interface McpServerOptions {
    * option of this server. See the composition guide.
    */
   toolSearch?: ToolSearchOptions | true;
+  /**
+   * A server card (SEP-2127, a draft): every HTTP handler answers `GET <endpoint>/server-card`
+   * with the server's identity and endpoint, from these options, and with `catalog`
+   * `/.well-known/ai-catalog.json`. Needs a reverse-DNS `name` and a `description`. Off by
+   * default while the proposal is a draft. See the publishing guide.
+   */
+  serverCard?: ServerCardOptions | boolean;
   /**
    * 2026-07-28 caching hints (`ttlMs`, `cacheScope`) of the cacheable results, per method.
    * Default `ttlMs: 0` (re-fetch at will; list_changed still tells of changes), `public` for

@@ -1,9 +1,11 @@
 import { modernSettings } from '../eras';
 import type { ModernSettings, ServerDescription } from '../eras';
 import { DefinitionError } from '../errors';
+import { ServerCard } from '../features/serverCard';
 import { isLoggingLevel } from '../runtime/Logger';
 import { LOGGING_LEVELS } from '../session';
 import type { LoggingLevel } from '../session';
+import { resolveIcons } from './iconFiles';
 import type { McpServerOptions } from './options';
 
 /** The options of a server as it runs with them: checked, with their defaults. */
@@ -19,6 +21,8 @@ export interface ServerSettings {
   readonly requestTimeoutMs: number;
   readonly maxRequestsInFlight: number;
   readonly maxBatchSize: number;
+  /** The server card, with the `serverCard` option. */
+  readonly serverCard: ServerCard | undefined;
 }
 
 /** Checks a server's options (an invalid one throws INVALID_OPTION) and fills in the defaults. */
@@ -34,17 +38,20 @@ export function settingsOf(options: McpServerOptions): ServerSettings {
   if (rate !== undefined && !(typeof rate === 'number' && rate > 0 && Number.isFinite(rate))) {
     throw new DefinitionError('INVALID_OPTION', `McpServer: logRateLimit must be a positive number of messages per second, not ${String(rate)}`);
   }
+  const icons = resolveIcons(options.icons);
+  const info = { name: options.name, version: options.version, title: options.title, description: options.description, websiteUrl: options.websiteUrl, icons };
   return {
     debug: options.debug ?? false,
-    info: { name: options.name, version: options.version, title: options.title, description: options.description, websiteUrl: options.websiteUrl, icons: options.icons },
+    info,
     serverInfo: { name: options.name, version: options.version },
     instructions: options.instructions,
-    modern: modernSettings(options),
+    modern: modernSettings({ ...options, icons }),
     defaultLogLevel: options.logLevel ?? 'info',
     logRateLimit: options.logRateLimit ?? 100,
     requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
     maxRequestsInFlight: positiveInteger(options.maxRequestsInFlight, 1000, 'maxRequestsInFlight'),
     maxBatchSize: positiveInteger(options.maxBatchSize, 100, 'maxBatchSize'),
+    serverCard: options.serverCard === undefined || options.serverCard === false ? undefined : new ServerCard(options.serverCard === true ? {} : options.serverCard, info),
   };
 }
 

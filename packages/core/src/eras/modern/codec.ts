@@ -117,7 +117,7 @@ export const modernCodec: EraCodec = {
   },
   complete(source, method, result, hints) {
     const own = result._meta as Record<string, unknown> | undefined;
-    const serverInfo = source.server.modern.serverInfo;
+    const serverInfo = method === 'server/discover' ? source.server.modern.discoverInfo : source.server.modern.serverInfo;
     // Literal keys and a plain copy loop: spreading with a computed key costs about 1 µs per
     // result here (the objects end up slow to build and to stringify); this costs a tenth.
     const meta = own === undefined ? { 'io.modelcontextprotocol/serverInfo': serverInfo } : { ...own, [SERVER_INFO_META]: serverInfo };

@@ -1,4 +1,5 @@
 import { DefinitionError } from '../../errors';
+import type { Icon } from '../../metadata';
 import type { RequestStateKey } from './requestState';
 
 /** `ttlMs` and `cacheScope` of a cacheable 2026-07-28 result. */
@@ -24,11 +25,23 @@ const DEFAULT_CACHE_HINTS: Record<CacheableMethod, CacheHint> = {
 
 /** What the server sets for requests without a handshake. */
 export interface ModernSettings {
-  /** `_meta["io.modelcontextprotocol/serverInfo"]` of every result. */
-  readonly serverInfo: { readonly name: string; readonly version: string; readonly title?: string };
+  /** `_meta["io.modelcontextprotocol/serverInfo"]` of every result but `server/discover`'s: the server's identity without its icons. */
+  readonly serverInfo: ServerInfo;
+  /** `_meta["io.modelcontextprotocol/serverInfo"]` of `server/discover`: with the icons, which may be data URIs too large for every result. */
+  readonly discoverInfo: ServerInfo;
   readonly requestStateKey: RequestStateKey;
   /** The caching hint of a method's results, for the methods whose results are cacheable. */
   cacheHint(method: string): CacheHint | undefined;
+}
+
+/** The `Implementation` a 2026-07-28 result names its server with. */
+export interface ServerInfo {
+  readonly name: string;
+  readonly version: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly websiteUrl?: string;
+  readonly icons?: Icon[];
 }
 
 /** The server options these settings come from. */
@@ -36,6 +49,10 @@ export interface ModernOptions {
   name: string;
   version: string;
   title?: string;
+  description?: string;
+  websiteUrl?: string;
+  /** With files already read (data URIs). */
+  icons?: Icon[];
   cacheHints?: Partial<Record<CacheableMethod, Partial<CacheHint>>>;
   requestState?: { secret?: string | Uint8Array; ttlMs?: number };
 }
@@ -66,12 +83,16 @@ export function modernSettings(options: ModernOptions): ModernSettings {
     }
     hints.set(method, chosen);
   }
-  const serverInfo: { name: string; version: string; title?: string } = { name: options.name, version: options.version };
+  const serverInfo: { -readonly [K in keyof ServerInfo]: ServerInfo[K] } = { name: options.name, version: options.version };
   if (options.title !== undefined) serverInfo.title = options.title;
+  if (options.description !== undefined) serverInfo.description = options.description;
+  if (options.websiteUrl !== undefined) serverInfo.websiteUrl = options.websiteUrl;
+  const discoverInfo: ServerInfo = options.icons === undefined ? serverInfo : { ...serverInfo, icons: options.icons };
   // Without a secret, a random one is made when first needed: a constructor must not ask for random values (Workers).
   let key: RequestStateKey | undefined;
   return {
     serverInfo,
+    discoverInfo,
     get requestStateKey() {
       return (key ??= {
         secret: secret === undefined ? crypto.getRandomValues(new Uint8Array(32)) : typeof secret === 'string' ? new TextEncoder().encode(secret) : secret,

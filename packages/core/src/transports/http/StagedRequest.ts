@@ -34,6 +34,7 @@ export class StagedRequest implements HttpStageRequest {
     readonly incoming: IncomingRequest,
     readonly pathname: string,
     private readonly limits: BodyLimits,
+    readonly endpointPath: string | undefined,
   ) {}
 
   get method(): string {

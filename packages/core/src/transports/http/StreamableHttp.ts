@@ -35,6 +35,8 @@ export class StreamableHttp implements Endpoint {
   readonly keepAliveMs: number;
   readonly refusal: RefusalHead;
   private readonly limits: BodyLimits;
+  /** The `path` option, which plugins' stages read (`HttpStageRequest.endpointPath`). */
+  private readonly endpointPath: string | undefined;
   private readonly legacy: LegacySseSessions | undefined;
   private readonly sessions: HttpSessions | undefined;
   /** The core's stages under this handler's options, made once. */
@@ -54,6 +56,7 @@ export class StreamableHttp implements Endpoint {
       allowedHosts: Array.isArray(options.allowedHosts) ? [...options.allowedHosts] : options.allowedHosts,
       allowedOrigins: Array.isArray(options.allowedOrigins) ? [...options.allowedOrigins] : options.allowedOrigins,
     };
+    this.endpointPath = options.path;
     this.limits = { maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024, bodyTimeoutMs: options.bodyTimeoutMs ?? 30_000 };
     const idleMs = options.sessionIdleTimeoutMs ?? 30 * 60_000;
     this.keepAliveMs = options.keepAliveMs ?? 15_000;
@@ -100,7 +103,7 @@ export class StreamableHttp implements Endpoint {
     this.inFlight++;
     try {
       this.sessions?.sweepLater();
-      const request = new StagedRequest(incoming, pathOf(incoming.url), this.limits);
+      const request = new StagedRequest(incoming, pathOf(incoming.url), this.limits, this.endpointPath);
       const stages = this.placed();
       for (let i = 0; i < stages.length; i++) {
         const answer = stages[i].run(request);
