@@ -13,7 +13,8 @@ export type CollectResult =
  * compiled entry with the @typemcp/core it resolves (its servers do not listen meanwhile, an
  * exit it asks for is ignored, and TYPEMCP_COLLECTING_VALIDATORS=1 lets its own code tell),
  * hears every schema they will compile, and writes ajv's standalone code for them. Also gives
- * the names the entry exports (a Worker's other exports, such as Durable Object classes).
+ * the names the entry exports (a Worker's other exports, such as Durable Object classes), and
+ * writes the icon files its servers read (`icons: [{ file }]`) as data URIs beside them.
  */
 export function collectValidators(entry: string, format: 'esm' | 'cjs', file: string): CollectResult {
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -25,10 +26,11 @@ export function collectValidators(entry: string, format: 'esm' | 'cjs', file: st
     'const { createRequire } = require("node:module");',
     `const entry = ${JSON.stringify(entry)};`,
     'const fromEntry = createRequire(entry);',
-    'const { collectSchemas, generateValidatorsModule } = fromEntry("@typemcp/core/build");',
+    'const { collectSchemas, generateValidatorsModule, generateIconsModule } = fromEntry("@typemcp/core/build");',
     `const load = async () => { exported = await ${format === 'esm' ? `import(${JSON.stringify(pathToFileURL(entry).href)})` : 'require(entry)'}; };`,
-    'collectSchemas(load).then(({ schemas, skipped }) => {',
-    `  require("node:fs").writeFileSync(${JSON.stringify(file)}, generateValidatorsModule(schemas));`,
+    'collectSchemas(load).then(({ schemas, skipped, icons }) => {',
+    // The icon files the servers read go into the same module: installed before the application runs.
+    `  require("node:fs").writeFileSync(${JSON.stringify(file)}, generateValidatorsModule(schemas) + (generateIconsModule ? generateIconsModule(icons ?? {}) : ""));`,
     '  for (const code of exits) skipped.push({ what: "the entry", reason: `it called process.exit(${code ?? ""}) while loading; ignored` });',
     '  const exportNames = Object.keys(exported ?? {}).filter((name) => name !== "default" && name !== "__esModule");',
     '  process.stdout.write(JSON.stringify({ count: schemas.length, skipped, exportNames }));',
