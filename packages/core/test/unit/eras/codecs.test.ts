@@ -19,6 +19,7 @@ function server(): ServerDescription {
     extensions: (revision) => (revision.era === 'modern' ? { 'io.example/x': {} } : {}),
     modern: {
       serverInfo: { name: 's', version: '1' },
+      discoverInfo: { name: 's', version: '1', icons: [{ src: 'https://example.com/i.png' }] },
       requestStateKey: { secret: new Uint8Array(32).fill(7), ttlMs: 60_000 },
       cacheHint: (method) => (method === 'tools/list' ? { ttlMs: 5, cacheScope: 'public' } : undefined),
     },
@@ -156,6 +157,12 @@ describe('the modern codec', () => {
     // An interim result carries no cache hint, nor does a method that is not cacheable.
     expect(modernCodec.complete(from, 'tools/list', { resultType: 'input_required', requestState: 'x' }, undefined)).not.toHaveProperty('ttlMs');
     expect(modernCodec.complete(from, 'tools/call', { content: [] }, { ttlMs: 9 })).not.toHaveProperty('ttlMs');
+    // server/discover names the server with its icons, which may be data URIs too large for every result.
+    expect((modernCodec.complete(from, 'server/discover', { supportedVersions: [] }, undefined)._meta as Record<string, unknown>)['io.modelcontextprotocol/serverInfo']).toEqual({
+      name: 's',
+      version: '1',
+      icons: [{ src: 'https://example.com/i.png' }],
+    });
   });
 
   it('copies the result as it is, leaving the handler\'s object untouched', () => {
