@@ -127,8 +127,8 @@ describe('the server card of listen', () => {
 
   it('names the server without its icons on other 2026-07-28 results (they may be large data URIs)', async () => {
     const listed = await post(url, { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: modernMeta } }, { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' });
-    const { icons: _icons, ...identity } = { name: IDENTITY.name, version: IDENTITY.version, title: IDENTITY.title, description: IDENTITY.description, websiteUrl: IDENTITY.websiteUrl, icons: undefined };
-    expect(listed.result._meta['io.modelcontextprotocol/serverInfo']).toEqual(identity);
+    const { name, version, title, description, websiteUrl } = IDENTITY;
+    expect(listed.result._meta['io.modelcontextprotocol/serverInfo']).toEqual({ name, version, title, description, websiteUrl });
   });
 
   it('is not served at other paths, and no AI Catalog without the option', async () => {
