@@ -26,3 +26,6 @@ export const PRECOMPILED_VALIDATORS_KEY = Symbol.for('typemcp.precompiledValidat
 
 /** Where `typemcp build` asks, while it loads an application, to hear every schema a server will compile. */
 export const SCHEMA_COLLECTOR_KEY = Symbol.for('typemcp.schemaCollector.v1');
+
+/** Where `typemcp registry init`, while it loads an application, hears the servers it declares. */
+export const SERVER_COLLECTOR_KEY = Symbol.for('typemcp.serverCollector.v1');

@@ -9,6 +9,8 @@ import 'reflect-metadata';
 export { McpServer, cluster } from './server';
 export type {
   McpServerOptions,
+  EnvironmentVariable,
+  ServerDeclaration,
   ListenOptions,
   StdioListenOptions,
   HttpListenOptions,

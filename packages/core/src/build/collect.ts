@@ -106,7 +106,7 @@ function dtoClasses(): Constructor[] {
  * binds nothing, stdio reads nothing. Provided before the application's own Node host, which
  * then stays unused (the first host provided wins).
  */
-function provideInertHost(): void {
+export function provideInertHost(): void {
   const refuse = Object.assign(
     async (_req: unknown, res: { statusCode: number; end(): void }) => {
       res.statusCode = 503;

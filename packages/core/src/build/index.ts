@@ -6,3 +6,4 @@ export { collectSchemas } from './collect';
 export type { CollectedSchemas } from './collect';
 export { generateValidatorsModule } from './standalone';
 export { generateIconsModule } from './icons';
+export { collectServers } from './servers';

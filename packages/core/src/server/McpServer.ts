@@ -10,9 +10,10 @@ import type { Registry } from '../runtime/Registry';
 import type { Session } from '../session';
 import type { SkillFolderOptions } from '../skills';
 import type { FetchHandler, FetchHandlerOptions, HttpHandlerOptions, NodeHttpHandler, Readiness } from '../transports';
+import { SERVER_COLLECTOR_KEY } from '../constants';
 import { DefinitionError } from '../errors';
 import { nodeHost } from './host';
-import type { ConnectOptions, HttpListenOptions, ListControl, ListenAddress, ListenOptions, McpServerOptions, PromptsControl, ResourcesControl, StdioListenOptions, ToolsControl } from './options';
+import type { ConnectOptions, HttpListenOptions, ListControl, ListenAddress, ListenOptions, McpServerOptions, PromptsControl, ResourcesControl, ServerDeclaration, StdioListenOptions, ToolsControl } from './options';
 import { ServerRuntime } from './ServerRuntime';
 
 /**
@@ -35,6 +36,9 @@ export class McpServer {
     this.prompts = listControl(runtime.catalog.prompts);
     this.resources = { ...resourceListControl(runtime.catalog.resources, runtime.catalog.templates), notifyUpdated: (uri) => runtime.catalog.notifyUpdated(uri) };
     this.log = runtime.sessions.log;
+    // Heard only while `typemcp registry init` loads the application.
+    const { name, version, title, description, websiteUrl, icons, environment } = options;
+    (globalThis as { [SERVER_COLLECTOR_KEY]?: ServerDeclaration[] })[SERVER_COLLECTOR_KEY]?.push({ name, version, title, description, websiteUrl, icons, environment });
   }
 
   /**

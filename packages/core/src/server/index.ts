@@ -3,6 +3,8 @@ export type { MountedServer } from './McpServer';
 export { cluster } from './clusterPlugin';
 export type {
   McpServerOptions,
+  EnvironmentVariable,
+  ServerDeclaration,
   ListenOptions,
   StdioListenOptions,
   HttpListenOptions,

@@ -74,7 +74,33 @@ export interface McpServerOptions {
    * the lease replicas hold on the tasks they run. See docs/reference/tasks.md.
    */
   tasks?: TaskOptions;
+  /**
+   * The environment variables the server reads, declared for those who install it: `typemcp
+   * registry init` lists them in `server.json`. Checked here (names, types, no duplicates);
+   * nothing else reads them, and the server's own code still reads `process.env`.
+   */
+  environment?: EnvironmentVariable[];
 }
+
+/** An environment variable a server reads (`McpServerOptions.environment`), as `server.json` describes it. */
+export interface EnvironmentVariable {
+  /** The variable's name: letters, digits and `_`, not starting with a digit. */
+  name: string;
+  /** What it sets, for the person configuring the server. */
+  description?: string;
+  /** The server cannot start without it. Default false. */
+  isRequired?: boolean;
+  /** A password, token or key: clients keep it out of sight. Default false. */
+  isSecret?: boolean;
+  /** The value the server uses when it is unset. */
+  default?: string;
+}
+
+/**
+ * A server's identity as its options declare it, what `typemcp registry init` hears while it
+ * loads an application (`collectServers` of `@typemcp/core/build`).
+ */
+export type ServerDeclaration = Pick<McpServerOptions, 'name' | 'version' | 'title' | 'description' | 'websiteUrl' | 'icons' | 'environment'>;
 
 export interface StdioListenOptions extends StdioTransportOptions {
   transport: 'stdio';

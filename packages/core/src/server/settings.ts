@@ -38,6 +38,7 @@ export function settingsOf(options: McpServerOptions): ServerSettings {
   if (rate !== undefined && !(typeof rate === 'number' && rate > 0 && Number.isFinite(rate))) {
     throw new DefinitionError('INVALID_OPTION', `McpServer: logRateLimit must be a positive number of messages per second, not ${String(rate)}`);
   }
+  checkEnvironment(options.environment);
   const icons = resolveIcons(options.icons);
   const info = { name: options.name, version: options.version, title: options.title, description: options.description, websiteUrl: options.websiteUrl, icons };
   return {
@@ -59,4 +60,28 @@ function positiveInteger(value: number | undefined, fallback: number, name: stri
   if (value === undefined) return fallback;
   if (!(Number.isInteger(value) && value > 0)) throw new DefinitionError('INVALID_OPTION', `McpServer: ${name} must be a positive integer, not ${String(value)}`);
   return value;
+}
+
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** `environment`: a list of variables, each named once, with fields of the types server.json takes. */
+function checkEnvironment(environment: McpServerOptions['environment']): void {
+  if (environment === undefined) return;
+  const refuse = (why: string) => {
+    throw new DefinitionError('INVALID_OPTION', `McpServer: environment ${why}`);
+  };
+  if (!Array.isArray(environment)) refuse('must be a list of { name, description?, isRequired?, isSecret?, default? }');
+  const seen = new Set<string>();
+  for (const variable of environment) {
+    const name = (variable as { name?: unknown } | null)?.name;
+    if (typeof name !== 'string' || !VARIABLE_NAME.test(name)) refuse(`names a variable ${JSON.stringify(name)}: a name is letters, digits and _, not starting with a digit`);
+    if (seen.has(name as string)) refuse(`declares ${name as string} twice`);
+    seen.add(name as string);
+    for (const field of ['description', 'default'] as const) {
+      if (variable[field] !== undefined && typeof variable[field] !== 'string') refuse(`${name as string}: ${field} must be a string`);
+    }
+    for (const field of ['isRequired', 'isSecret'] as const) {
+      if (variable[field] !== undefined && typeof variable[field] !== 'boolean') refuse(`${name as string}: ${field} must be true or false`);
+    }
+  }
 }
