@@ -7,6 +7,7 @@ export function createWeatherServer(): McpServer {
     name: 'weather',
     version: '0.1.0',
     title: 'Weather',
+    description: 'Simulated forecasts and temperature conversion; works offline',
     instructions: 'Forecasts and temperature conversion. Forecasts are simulated and work offline.',
     providers: [WeatherTools],
   });

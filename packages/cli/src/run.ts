@@ -7,6 +7,7 @@ import type { BuildTarget } from './commands/build';
 import { call, parseToolArguments } from './commands/call';
 import { dev } from './commands/dev';
 import { inspect } from './commands/inspect';
+import { registryInit, registryValidate } from './commands/registry';
 import { ui } from './commands/ui';
 import { defaultEntry } from './launch';
 import { createOutput } from './output';
@@ -22,6 +23,7 @@ Commands:
   call <tool> [entry]    call one tool and print its result
   build [entry]          tsc, then one production bundle of the compiled entry
   ui <page.html>         an MCP Apps UI as one HTML document, with its CSP
+  registry init|validate server.json for the MCP Registry: write it, check it
 
 Options:
   -h, --help             this help; typemcp <command> --help for a command's options
@@ -104,9 +106,28 @@ Options:
   --no-minify            keep the bundled code readable
   -h, --help             this help
 `,
+  registry: `Usage: typemcp registry init [entry] [--remote url]... [--no-package] [--server name] [--output file] [--force]
+       typemcp registry validate [file]
+
+init loads the entry (default dist/main.js when it exists, else src/main.ts; its servers do not
+listen) and writes server.json for the MCP Registry from package.json (mcpName, name, version)
+and what the server declares (title, description, websiteUrl, icons, environment): the npm
+package, run with --stdio, and the URLs given with --remote. It refuses a placeholder mcpName.
+validate checks server.json (default ./server.json) against the registry's schema 2025-12-11
+and its own rules: the name is package.json's mcpName, exact versions, npm packages from
+registry.npmjs.org, only publisher-provided _meta.
+
+Options:
+  --remote url           an https URL the server is deployed at (Streamable HTTP); repeat for several
+  --no-package           no npm package: a server only deployed (needs --remote)
+  --server name          the server to describe when the entry makes several
+  --output file          where init writes (default server.json)
+  --force                replace an existing server.json
+  -h, --help             this help
+`,
 };
 
-type Command = 'dev' | 'inspect' | 'call' | 'build' | 'ui';
+type Command = 'dev' | 'inspect' | 'call' | 'build' | 'ui' | 'registry';
 type Options = NonNullable<ParseArgsConfig['options']>;
 
 const OPTIONS: Record<Command, Options> = {
@@ -115,8 +136,9 @@ const OPTIONS: Record<Command, Options> = {
   call: { args: { type: 'string' }, entry: { type: 'string' }, json: { type: 'boolean' }, protocol: { type: 'string' } },
   build: { target: { type: 'string' }, precompile: { type: 'boolean', default: true }, metafile: { type: 'boolean' }, outfile: { type: 'string' }, minify: { type: 'boolean' }, sourcemap: { type: 'boolean' }, snapshot: { type: 'boolean' }, tsc: { type: 'boolean', default: true } },
   ui: { outdir: { type: 'string' }, connect: { type: 'string', multiple: true }, minify: { type: 'boolean', default: true } },
+  registry: { remote: { type: 'string', multiple: true }, package: { type: 'boolean', default: true }, server: { type: 'string' }, output: { type: 'string' }, force: { type: 'boolean' } },
 };
-const MAX_POSITIONALS: Record<Command, number> = { dev: 1, inspect: 1, call: 2, build: 1, ui: 1 };
+const MAX_POSITIONALS: Record<Command, number> = { dev: 1, inspect: 1, call: 2, build: 1, ui: 1, registry: 2 };
 
 /**
  * Runs a command line (without `node` and the script): resolves to the exit code, 2 for usage
@@ -158,6 +180,26 @@ export async function run(argv: string[], out: Output = createOutput(), write: (
       case 'ui':
         if (!positionals[0]) throw new UsageError('the UI page is missing: typemcp ui <page.html>');
         return await ui({ page: positionals[0], outdir: values.outdir as string | undefined, connect: values.connect as string[] | undefined, minify: values.minify !== false }, out);
+      case 'registry': {
+        const [action, target] = positionals;
+        if (action === 'validate') {
+          const initOnly = ['remote', 'server', 'output', 'force'].filter((option) => values[option] !== undefined);
+          if (initOnly.length || values.package === false) throw new UsageError(`${initOnly.length ? `--${initOnly[0]}` : '--no-package'} is an option of typemcp registry init`);
+          return registryValidate(target ?? 'server.json', out);
+        }
+        if (action !== 'init') throw new UsageError(action ? `unknown registry action "${action}": use init or validate` : 'init or validate? typemcp registry init | typemcp registry validate');
+        return await registryInit(
+          {
+            entry: target ?? defaultEntry(process.cwd()),
+            remotes: values.remote as string[] | undefined,
+            npmPackage: values.package !== false,
+            server: values.server as string | undefined,
+            force: values.force === true,
+            output: values.output as string | undefined,
+          },
+          out,
+        );
+      }
       case 'build':
         return await build(
           {
