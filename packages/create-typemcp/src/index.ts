@@ -1,3 +1,3 @@
-export { scaffold, nextSteps, packageNameProblem, ScaffoldError } from './scaffold';
+export { scaffold, nextSteps, packageNameProblem, ScaffoldError, PLACEHOLDER_NAMESPACE } from './scaffold';
 export type { ScaffoldOptions, ScaffoldResult, TransportChoice, PackageManager } from './scaffold';
 export { main } from './main';

@@ -18,6 +18,10 @@ Options:
                              change for production (Node only)
   --pm <npm|pnpm|yarn|bun>   package manager for the next steps (default: the one running this)
   --name <package-name>      package name (default: the directory's name)
+  --mcp-name <namespace/name>
+                             the server's name in the MCP Registry (package.json's mcpName):
+                             io.github.<your GitHub user>/<server> or a reverse domain you own;
+                             default: a placeholder typemcp registry init asks you to replace
   --install                  install the dependencies right away
   -h, --help                 show this help
 `;
@@ -39,6 +43,7 @@ export async function main(argv: string[]): Promise<number> {
         'sign-in': { type: 'boolean', default: false },
         pm: { type: 'string' },
         name: { type: 'string' },
+        'mcp-name': { type: 'string' },
         install: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -62,7 +67,7 @@ export async function main(argv: string[]): Promise<number> {
 
   let result;
   try {
-    result = scaffold({ directory: positionals[0], name: values.name, transport, runtime, signIn });
+    result = scaffold({ directory: positionals[0], name: values.name, mcpName: values['mcp-name'], transport, runtime, signIn });
   } catch (error) {
     if (error instanceof ScaffoldError) return usageError(error.message);
     throw error;

@@ -20,6 +20,12 @@ export interface ScaffoldOptions {
    * login: the sign-in overlay on the template. Node only; HTTP is then the transport.
    */
   signIn?: boolean;
+  /**
+   * The server's name in the MCP Registry (package.json's `mcpName`, `server.json`'s `name`):
+   * `io.github.<user>/<server>` or a reverse domain the author owns. Default: a placeholder
+   * namespace (`io.github.your-github-user/<package name>`) that `typemcp registry` refuses.
+   */
+  mcpName?: string;
   /** Version range written for the @typemcp/* packages. Default: ^ this package's version. */
   typemcpVersion?: string;
   /** Template folder to copy. Default: the template shipped with this package. */
@@ -40,8 +46,12 @@ export interface ScaffoldResult {
 const TEMPLATE_NAME = 'typemcp-template-default';
 /** What a template folder may hold that is not part of the template. */
 const SKIPPED = new Set(['node_modules', 'dist', 'coverage']);
-/** npm drops .gitignore files from packages, so templates carry it under this name. */
-const RENAMED: Readonly<Record<string, string>> = { gitignore: '.gitignore' };
+/** npm drops .gitignore files from packages, so templates carry it under this name (and .github likewise, to be safe). */
+const RENAMED: Readonly<Record<string, string>> = { gitignore: '.gitignore', github: '.github' };
+/** The namespace of the placeholder `mcpName`; `typemcp registry` refuses it until the author sets theirs. */
+export const PLACEHOLDER_NAMESPACE = 'io.github.your-github-user';
+/** The registry's form of a server name: a namespace, one slash, a name. */
+const MCP_NAME = /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/;
 const TEXT_FILE = /\.(ts|js|cjs|mjs|json|md)$|^gitignore$/;
 const DEFAULT_TRANSPORT_LINE = /const DEFAULT_TRANSPORT: 'stdio' \| 'http' = '(stdio|http)';/;
 
@@ -54,6 +64,10 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
   if (!isEmptyOrMissing(directory)) {
     throw new ScaffoldError(`${directory} is not empty. Choose a new folder, or empty this one first.`);
   }
+  const mcpName = options.mcpName ?? `${PLACEHOLDER_NAMESPACE}/${name.replace(/^@[^/]+\//, '').replace(/[^a-zA-Z0-9._-]/g, '-')}`;
+  if (!MCP_NAME.test(mcpName) || mcpName.length > 200) {
+    throw new ScaffoldError(`"${mcpName}" cannot be an MCP Registry name: use io.github.<your GitHub user>/<server> or a reverse domain you own, com.example/<server> (letters, digits, "." and "-" before the one "/", also "_" after it)`);
+  }
   const templateDir = options.templateDir ?? findTemplate();
   const typemcpVersion = options.typemcpVersion ?? `^${ownVersion()}`;
   const transport = options.transport ?? (options.signIn ? 'http' : 'stdio');
@@ -63,7 +77,8 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
 
   fs.mkdirSync(directory, { recursive: true });
   const transform = (relative: string, content: string) => {
-    if (relative === 'package.json') return packageJson(content, name, typemcpVersion);
+    if (relative === 'package.json') return packageJson(content, name, typemcpVersion, mcpName);
+    if (relative === 'server.json') return serverJson(content, name, mcpName);
     let text = content.split(TEMPLATE_NAME).join(name);
     if (relative === path.join('src', 'main.ts')) {
       text = text.replace(DEFAULT_TRANSPORT_LINE, `const DEFAULT_TRANSPORT: 'stdio' | 'http' = '${transport}';`);
@@ -90,6 +105,8 @@ interface Overlay {
   removeDevDependencies?: string[];
   typemcpDependencies?: string[];
   main?: string;
+  /** Fields of package.json the overlay takes out (`bin`, for a server that is not run with npx). */
+  removeFields?: string[];
 }
 
 /**
@@ -107,6 +124,7 @@ function applyOverlay(overlayDir: string, what: string, directory: string, trans
   const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Record<string, unknown>;
   if (overlay.scripts) manifest.scripts = overlay.scripts;
   if (overlay.main) manifest.main = overlay.main;
+  for (const field of overlay.removeFields ?? []) delete manifest[field];
   const devDependencies = { ...(manifest.devDependencies as Record<string, string> | undefined), ...overlay.devDependencies };
   for (const dependency of overlay.removeDevDependencies ?? []) delete devDependencies[dependency];
   manifest.devDependencies = sorted(devDependencies);
@@ -179,9 +197,13 @@ function ownVersion(): string {
   return (JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-function packageJson(content: string, name: string, typemcpVersion: string): string {
+function packageJson(content: string, name: string, typemcpVersion: string, mcpName: string): string {
   const manifest = JSON.parse(content) as Record<string, unknown>;
   manifest.name = name;
+  if ('mcpName' in manifest) manifest.mcpName = mcpName;
+  const bin = manifest.bin as Record<string, string> | undefined;
+  // The command npx runs is the package's own name, without its scope.
+  if (bin) manifest.bin = Object.fromEntries(Object.values(bin).map((file) => [name.replace(/^@[^/]+\//, ''), file]));
   for (const field of ['dependencies', 'devDependencies'] as const) {
     const deps = manifest[field] as Record<string, string> | undefined;
     for (const dep of Object.keys(deps ?? {})) if (dep.startsWith('@typemcp/')) deps![dep] = typemcpVersion;
@@ -189,16 +211,24 @@ function packageJson(content: string, name: string, typemcpVersion: string): str
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
 
+/** The template's server.json for this project: its registry name and npm package. */
+function serverJson(content: string, name: string, mcpName: string): string {
+  const document = JSON.parse(content) as { name?: string; packages?: Array<{ registryType?: string; identifier?: string }> };
+  document.name = mcpName;
+  for (const entry of document.packages ?? []) if (entry.registryType === 'npm') entry.identifier = name;
+  return `${JSON.stringify(document, null, 2)}\n`;
+}
+
 /** Copies `from` into `to`, passing text files through `transform`; returns the paths written. */
-function copyTree(from: string, to: string, transform: (relative: string, content: string) => string, relative = ''): string[] {
+function copyTree(from: string, to: string, transform: (relative: string, content: string) => string, relative = '', renamed = relative): string[] {
   const written: string[] = [];
   for (const entry of fs.readdirSync(path.join(from, relative), { withFileTypes: true })) {
     if (SKIPPED.has(entry.name) || entry.name.endsWith('.tsbuildinfo')) continue;
     const source = path.join(relative, entry.name);
-    const target = path.join(relative, RENAMED[entry.name] ?? entry.name);
+    const target = path.join(renamed, RENAMED[entry.name] ?? entry.name);
     if (entry.isDirectory()) {
       fs.mkdirSync(path.join(to, target), { recursive: true });
-      written.push(...copyTree(from, to, transform, source));
+      written.push(...copyTree(from, to, transform, source, target));
       continue;
     }
     if (TEXT_FILE.test(entry.name)) {

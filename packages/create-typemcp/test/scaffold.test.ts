@@ -2,7 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { nextSteps, packageNameProblem, scaffold, ScaffoldError } from '../src';
+import { parse as parseYaml } from 'yaml';
+import { run as typemcp } from '@typemcp/cli';
+import { createOutput } from '../../cli/src/output';
+import { nextSteps, packageNameProblem, PLACEHOLDER_NAMESPACE, scaffold, ScaffoldError } from '../src';
 import { runTsPath } from '../../../test-support/spawnServer';
 
 const templateDir = path.join(__dirname, '..', '..', '..', 'templates', 'default');
@@ -153,6 +156,94 @@ describe('scaffold', () => {
     const result = { directory: path.join(process.cwd(), 'srv'), name: 'srv', files: [] };
     expect(nextSteps(result, 'npm', false)).toEqual(['cd srv', 'npm install', 'npm run build && npm start', 'npm run test', 'npm run dev']);
     expect(nextSteps(result, 'pnpm', true)).toEqual(['cd srv', 'pnpm build && pnpm start', 'pnpm test', 'pnpm dev']);
+  });
+});
+
+describe('publishing: mcpName, server.json and the workflow', () => {
+  /** `typemcp registry validate <file>`, in this process: its exit code and what it printed. */
+  const validate = async (file: string) => {
+    let printed = '';
+    const code = await typemcp(['registry', 'validate', file], createOutput({ write: (text: string) => (printed += text) } as unknown as NodeJS.WriteStream, {}));
+    return { code, printed };
+  };
+
+  it('names the server in the MCP Registry as asked, and the project passes typemcp registry validate as created', async () => {
+    const result = scaffold({ directory: path.join(workDir, 'weather'), name: '@acme/weather', mcpName: 'io.github.acme/weather', typemcpVersion: '^1.2.3' });
+    const manifest = JSON.parse(read('weather', 'package.json'));
+    expect(manifest.mcpName).toBe('io.github.acme/weather');
+    // npx runs the package's bin, named without the scope.
+    expect(manifest.bin).toEqual({ weather: 'dist/main.js' });
+    expect(read('weather', 'src', 'main.ts').startsWith('#!/usr/bin/env node\n')).toBe(true);
+    const serverJson = JSON.parse(read('weather', 'server.json'));
+    expect(serverJson).toMatchObject({ name: 'io.github.acme/weather', version: manifest.version, packages: [{ registryType: 'npm', identifier: '@acme/weather', version: manifest.version }] });
+    expect(result.files).toEqual(expect.arrayContaining(['server.json', path.join('.github', 'workflows', 'publish.yml')]));
+    expect(result.files).not.toContain(path.join('github', 'workflows', 'publish.yml'));
+
+    const checked = await validate(path.join(workDir, 'weather', 'server.json'));
+    expect(checked.printed).toContain('valid');
+    expect(checked.code).toBe(0);
+    // Created private, so nothing is published by accident: validate says what npm will want.
+    expect(checked.printed).toContain('"private": true');
+  });
+
+  it('writes a placeholder namespace without --mcp-name, which typemcp registry refuses until it is set', async () => {
+    scaffold({ directory: path.join(workDir, 'notes') });
+    expect(JSON.parse(read('notes', 'package.json')).mcpName).toBe(`${PLACEHOLDER_NAMESPACE}/notes`);
+    expect(JSON.parse(read('notes', 'server.json')).name).toBe(`${PLACEHOLDER_NAMESPACE}/notes`);
+    const checked = await validate(path.join(workDir, 'notes', 'server.json'));
+    expect(checked.code).toBe(1);
+    expect(checked.printed).toContain('"mcpName" is still the placeholder "io.github.your-github-user/notes": set your own namespace');
+  });
+
+  it('refuses an mcpName the registry would, writing nothing', () => {
+    for (const mcpName of ['weather', 'io.github.acme/weather/v2', 'io github/weather']) {
+      expect(() => scaffold({ directory: path.join(workDir, 'bad'), mcpName })).toThrow(/cannot be an MCP Registry name/);
+    }
+    expect(fs.existsSync(path.join(workDir, 'bad'))).toBe(false);
+  });
+
+  it.each([['bun'], ['deno'], ['workers'], ['signin']])('leaves server.json and bin out of the %s overlay: its server is not run with npx over stdio', (overlay) => {
+    const result = scaffold({ directory: path.join(workDir, 'edge'), ...(overlay === 'signin' ? { signIn: true } : { runtime: overlay as 'bun', transport: 'http' }), mcpName: 'io.github.acme/edge' });
+    const manifest = JSON.parse(read('edge', 'package.json'));
+    expect(manifest.mcpName).toBe('io.github.acme/edge');
+    expect(manifest.bin).toBeUndefined();
+    expect(result.files).not.toContain('server.json');
+    expect(result.files).toContain(path.join('.github', 'workflows', 'publish.yml'));
+  });
+
+  it('ships a workflow that publishes to npm, then to the MCP Registry with mcp-publisher, every version pinned', () => {
+    scaffold({ directory: path.join(workDir, 'srv'), mcpName: 'io.github.acme/srv' });
+    const workflow = parseYaml(read('srv', '.github', 'workflows', 'publish.yml'));
+    expect(workflow.on).toEqual({ release: { types: ['published'] } });
+    // GitHub's OIDC token is what mcp-publisher login github-oidc presents.
+    expect(workflow.permissions).toEqual({ contents: 'read', 'id-token': 'write' });
+    expect(workflow.env.MCP_PUBLISHER_VERSION).toMatch(/^\d+\.\d+\.\d+$/);
+    const steps: Array<{ uses?: string; run?: string; with?: Record<string, unknown> }> = workflow.jobs.publish.steps;
+    const actions = steps.filter((step) => step.uses).map((step) => step.uses);
+    expect(actions).toEqual([expect.stringMatching(/^actions\/checkout@v\d+\.\d+\.\d+$/), expect.stringMatching(/^actions\/setup-node@v\d+\.\d+\.\d+$/)]);
+    expect(steps.find((step) => step.uses?.startsWith('actions/setup-node'))?.with?.['registry-url']).toBe('https://registry.npmjs.org');
+    const commands = steps.filter((step) => step.run).map((step) => step.run!.trim());
+    expect(commands).toEqual([
+      'npm ci',
+      'npm run build',
+      'npm test',
+      'npx typemcp registry validate',
+      'npm publish --provenance --access public',
+      expect.stringContaining('releases/download/v${MCP_PUBLISHER_VERSION}/mcp-publisher_linux_amd64.tar.gz'),
+      './mcp-publisher login github-oidc',
+      './mcp-publisher publish',
+    ]);
+    // Nothing floats: no latest download, no unpinned action.
+    expect(read('srv', '.github', 'workflows', 'publish.yml')).not.toMatch(/download\/latest|@main|@v\d+\s/);
+  });
+
+  it('takes --mcp-name on the command line', () => {
+    const result = spawnSync(process.execPath, ['-r', runTsPath, binTs, 'srv', '--mcp-name', 'com.example/srv'], { cwd: workDir, encoding: 'utf8' });
+    expect(result.status).toBe(0);
+    expect(JSON.parse(read('srv', 'package.json')).mcpName).toBe('com.example/srv');
+    const bad = spawnSync(process.execPath, ['-r', runTsPath, binTs, 'other', '--mcp-name', 'srv'], { cwd: workDir, encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('"srv" cannot be an MCP Registry name');
   });
 });
 

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import { createServer } from './server.js';
 
 // Started with --http it serves Streamable HTTP on 127.0.0.1:$PORT, with --stdio it serves

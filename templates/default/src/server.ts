@@ -23,6 +23,7 @@ export function createServer(options: ServerOptions = {}): McpServer {
   return new McpServer({
     name: 'typemcp-template-default',
     version: '0.1.0',
+    description: 'Keeps notes: add, read, list and summarize them',
     instructions: 'Keeps notes: add_note saves one, notes://all lists them, the summarize prompt summarizes one.',
     providers: [NoteTools],
     container: services,
