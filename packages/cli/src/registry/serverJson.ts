@@ -29,7 +29,7 @@ export interface DeclaredServer {
   title?: string;
   description?: string;
   websiteUrl?: string;
-  icons?: Array<{ src: string; mimeType?: string; sizes?: string[]; theme?: 'light' | 'dark' }>;
+  icons?: Array<{ src?: string; file?: string; mimeType?: string; sizes?: string[]; theme?: 'light' | 'dark' }>;
   environment?: Array<{ name: string; description?: string; isRequired?: boolean; isSecret?: boolean; default?: string }>;
 }
 
@@ -63,8 +63,8 @@ export class RegistryError extends Error {
 
 /**
  * `server.json` from package.json and the server's own declaration: the name from `mcpName`, the
- * version from package.json (what npm publishes), the title, description, website and icons
- * from the server (the description, website and repository fall back to package.json's), the
+ * version from package.json (what npm publishes), the title, description, website and https
+ * icons from the server (the description, website and repository fall back to package.json's), the
  * npm package run with `--stdio` over stdio with the server's environment variables, and the
  * remotes given.
  */
@@ -80,6 +80,8 @@ export function serverJsonFor({ manifest, server, remotes = [], npmPackage = tru
   const websiteUrl = server.websiteUrl ?? manifest.homepage;
   const repository = repositoryOf(manifest.repository);
   const environmentVariables = (server.environment ?? []).map((variable) => defined({ ...variable }));
+  // The registry takes https icons only: a file's or a data: URI's icon stays the server's own.
+  const icons = (server.icons ?? []).filter((icon) => icon.src?.startsWith('https://')).map(({ src, mimeType, sizes, theme }) => defined({ src, mimeType, sizes, theme }));
   return defined({
     $schema: SERVER_SCHEMA_URL,
     name,
@@ -88,7 +90,7 @@ export function serverJsonFor({ manifest, server, remotes = [], npmPackage = tru
     version: manifest.version,
     websiteUrl,
     repository,
-    icons: server.icons?.length ? server.icons : undefined,
+    icons: icons.length ? icons : undefined,
     packages: npmPackage
       ? [
           defined({

@@ -70,6 +70,12 @@ describe('serverJsonFor', () => {
     expect(errorsOf(document)).toEqual([]);
   });
 
+  it('keeps only https icons: the registry refuses others, a file or data: icon stays the server\'s own', () => {
+    const icons = [{ file: './icon.png' }, { src: 'data:image/png;base64,AAAA' }, { src: 'https://acme.example/dark.png', theme: 'dark' as const }];
+    expect(serverJsonFor({ manifest, server: { ...server, icons } }).icons).toEqual([{ src: 'https://acme.example/dark.png', theme: 'dark' }]);
+    expect(serverJsonFor({ manifest, server: { ...server, icons: [{ file: './icon.png' }] } }).icons).toBeUndefined();
+  });
+
   it("takes package.json's description and homepage when the server declares none", () => {
     const document = serverJsonFor({ manifest: { ...manifest, description: 'From package.json', homepage: 'https://acme.example' }, server: { name: 'weather', version: '1.4.0' } });
     expect(document).toMatchObject({ description: 'From package.json', websiteUrl: 'https://acme.example' });
