@@ -68,9 +68,10 @@ describe('typemcp registry init', () => {
 
   it("the template's server.json is what init makes of the template, and passes once mcpName is set", () => {
     const servers = declaredServers(path.join(template, 'dist', 'main.js'), template);
-    expect(servers).toMatchObject({ ok: true, servers: [{ name: 'typemcp-template-default' }] });
+    if (!servers.ok) throw new Error(servers.report);
+    expect(servers.servers).toMatchObject([{ name: 'typemcp-template-default' }]);
     const manifest = { ...manifestOf(template), mcpName: 'io.github.someone/typemcp-template-default' };
-    const made = serverJsonFor({ manifest, server: (servers as { servers: never[] }).servers[0] });
+    const made = serverJsonFor({ manifest, server: servers.servers[0] });
     const shipped = read(path.join(template, 'server.json'));
     expect({ ...made, name: shipped.name }).toEqual(shipped);
     expect(checkServerJson(made, manifest).errors).toEqual([]);
