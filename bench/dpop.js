@@ -36,18 +36,8 @@ const { isSuccess } = require('./lib/stdio');
 const httpLoad = require('./lib/http');
 const { obtainToken } = require('./signin');
 
-const QUICK = process.env.BENCH_QUICK === '1';
-const number = (name, fallback, { integer = true } = {}) => {
-  const text = process.env[name];
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) throw new Error(`${name} must be a positive ${integer ? 'integer' : 'number'}, not ${JSON.stringify(text)}`);
-  return value;
-};
-const ROUNDS = number('BENCH_ROUNDS', QUICK ? 2 : 7);
-const REQUESTS = number('BENCH_HTTP', QUICK ? 2000 : 10_000);
-const WARMUP = number('BENCH_HTTP_WARMUP', QUICK ? 500 : 3000);
-const CLIENTS = number('BENCH_HTTP_CLIENTS', 32);
+const { number, load: loadSettings, summary } = require('./lib/ratioBench');
+const { rounds: ROUNDS, requests: REQUESTS, warmup: WARMUP, clients: CLIENTS } = loadSettings;
 const MAX_RATIO = number('DPOP_MAX_RATIO', 1.5, { integer: false });
 const OUT = path.resolve(process.env.BENCH_OUT || path.join(__dirname, 'results', 'dpop.json'));
 const SCRIPT = path.join(__dirname, 'dist', 'signin.js');
@@ -146,12 +136,6 @@ function signatureCheckUs() {
   return (used.user + used.system) / count;
 }
 
-const summary = (rounds, key) => ({
-  cpuPerReqUs: median(rounds.map((r) => r[key].cpuPerReqUs)),
-  reqPerSec: median(rounds.map((r) => r[key].reqPerSec)),
-  p50Ms: median(rounds.map((r) => r[key].p50Ms)),
-  p99Ms: median(rounds.map((r) => r[key].p99Ms)),
-});
 
 async function main() {
   if (!fs.existsSync(SCRIPT)) throw new Error(`${path.relative(process.cwd(), SCRIPT)} is missing: npm run build && npx tsc -p bench/tsconfig.json`);
@@ -186,7 +170,7 @@ async function main() {
   const result = {
     date: new Date().toISOString(),
     machine: machine(),
-    config: { rounds: ROUNDS, requests: REQUESTS, warmup: WARMUP, clients: CLIENTS, maxRatio: MAX_RATIO, quick: QUICK },
+    config: { rounds: ROUNDS, requests: REQUESTS, warmup: WARMUP, clients: CLIENTS, maxRatio: MAX_RATIO, quick: loadSettings.quick },
     bearer,
     dpop,
     ratio,

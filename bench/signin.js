@@ -37,18 +37,8 @@ const { isSuccess } = require('./lib/stdio');
 const httpLoad = require('./lib/http');
 const modern = require('./lib/modern');
 
-const QUICK = process.env.BENCH_QUICK === '1';
-const number = (name, fallback, { integer = true } = {}) => {
-  const text = process.env[name];
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) throw new Error(`${name} must be a positive ${integer ? 'integer' : 'number'}, not ${JSON.stringify(text)}`);
-  return value;
-};
-const ROUNDS = number('BENCH_ROUNDS', QUICK ? 2 : 7);
-const REQUESTS = number('BENCH_HTTP', QUICK ? 2000 : 10_000);
-const WARMUP = number('BENCH_HTTP_WARMUP', QUICK ? 500 : 3000);
-const CLIENTS = number('BENCH_HTTP_CLIENTS', 32);
+const { number, load, summary } = require('./lib/ratioBench');
+const { rounds: ROUNDS, requests: REQUESTS, warmup: WARMUP, clients: CLIENTS } = load;
 const MAX_RATIO = number('SIGNIN_MAX_RATIO', 1.3, { integer: false });
 const MODERN = process.env.BENCH_SIGNIN_2026 === '1';
 const OUT = path.resolve(process.env.BENCH_OUT || path.join(__dirname, 'results', 'signin.json'));
@@ -182,12 +172,6 @@ async function session(variant) {
   }
 }
 
-const summary = (rounds, key) => ({
-  cpuPerReqUs: median(rounds.map((r) => r[key].cpuPerReqUs)),
-  reqPerSec: median(rounds.map((r) => r[key].reqPerSec)),
-  p50Ms: median(rounds.map((r) => r[key].p50Ms)),
-  p99Ms: median(rounds.map((r) => r[key].p99Ms)),
-});
 
 async function main() {
   if (!fs.existsSync(SCRIPT)) throw new Error(`${path.relative(process.cwd(), SCRIPT)} is missing: npm run build && npx tsc -p bench/tsconfig.json`);
@@ -220,7 +204,7 @@ async function main() {
   const result = {
     date: new Date().toISOString(),
     machine: machine(),
-    config: { rounds: ROUNDS, requests: REQUESTS, warmup: WARMUP, clients: CLIENTS, protocol, maxRatio: MAX_RATIO, quick: QUICK },
+    config: { rounds: ROUNDS, requests: REQUESTS, warmup: WARMUP, clients: CLIENTS, protocol, maxRatio: MAX_RATIO, quick: load.quick },
     open,
     signin,
     ratio,
