@@ -134,7 +134,9 @@ describe('a project scaffolded by the packed create-typemcp', () => {
 
     it('builds with tsc and passes its own tests', () => {
       run('npm', ['run', 'build'], projectDir);
-      const firstLine = fs.readFileSync(path.join(projectDir, 'dist', 'main.js'), 'utf8').split('\n')[0];
+      // The entry is the package's bin: its shebang comes first, then the module's own code.
+      const [shebang, firstLine] = fs.readFileSync(path.join(projectDir, 'dist', 'main.js'), 'utf8').split('\n');
+      expect(shebang).toBe('#!/usr/bin/env node');
       expect(firstLine.includes('"use strict"')).toBe(moduleType === 'commonjs');
       const output = run('npm', ['test'], projectDir);
       expect(output).toMatch(/Tests: +\d+ passed, \d+ total/);
