@@ -28,7 +28,7 @@ describe('run', () => {
 
   it.each([
     [[], 'Usage: typemcp <command>'],
-    [['deploy'], 'error unknown command "deploy"; the commands are dev, inspect, call, build, ui\nRun typemcp --help for the commands.'],
+    [['deploy'], 'error unknown command "deploy"; the commands are dev, inspect, call, build, ui, registry\nRun typemcp --help for the commands.'],
     [['help', 'deploy'], 'unknown command "deploy"'],
     [['inspect', '--colour'], 'error unknown option --colour for typemcp inspect; its options are --json, --protocol <value>\nRun typemcp inspect --help for its options.'],
     [['build', '-x'], 'unknown option -x for typemcp build; its options are --target <value>, --no-precompile, --metafile, --outfile <value>, --minify, --sourcemap, --snapshot, --no-tsc'],
