@@ -1,6 +1,6 @@
 import { AccessDeniedError, AuthenticationService, DefinitionError } from '@typemcp/core';
 import type { Authentication, HttpRequestInfo, Plugin, Principal } from '@typemcp/core';
-import { schemeChallenge } from './challenge';
+import { schemeChallenge, withDefaultScopes } from './challenge';
 import { ResourceDpop } from './dpop/resource';
 import { dpopMetadata, dpopSettingsOf } from './dpop/settings';
 import { JwtVerifier } from './JwtVerifier';
@@ -38,9 +38,8 @@ export const auth: Plugin<AuthOptions> = {
           throw error;
         }
       },
-      // Without credentials the client learns which scopes to ask for (MCP authorization, scope selection).
       challenge: (challenge) =>
-        dpop.challenge(challenge.error === undefined && (challenge.scopes ?? []).length === 0 ? { ...challenge, scopes: options.defaultScopes ?? options.scopesSupported } : challenge, (scheme, said, extra) =>
+        dpop.challenge(withDefaultScopes(challenge, options.defaultScopes ?? options.scopesSupported), (scheme, said, extra) =>
           schemeChallenge(scheme, metadata.url, said, extra),
         ),
       allowAnonymous: options.allowAnonymous ?? false,

@@ -5,6 +5,14 @@ export function bearerChallenge(resourceMetadataUrl: string, challenge: AuthChal
   return schemeChallenge('Bearer', resourceMetadataUrl, challenge);
 }
 
+/**
+ * A challenge to a request without credentials names the scopes to ask for (MCP authorization,
+ * scope selection) when the refusal named none; any other challenge is kept as it is.
+ */
+export function withDefaultScopes(challenge: AuthChallenge, scopes: readonly string[] | undefined): AuthChallenge {
+  return challenge.error === undefined && (challenge.scopes ?? []).length === 0 ? { ...challenge, scopes } : challenge;
+}
+
 /** One challenge of `scheme` with the parameters of a bearer one (RFC 9449 §7.1 gives DPoP the same), then `extra`. */
 export function schemeChallenge(scheme: string, resourceMetadataUrl: string, challenge: Pick<AuthChallenge, 'scopes' | 'description'> & { error?: string }, extra: readonly string[] = []): string {
   const params = [`resource_metadata="${quoted(resourceMetadataUrl)}"`];

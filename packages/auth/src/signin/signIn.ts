@@ -1,6 +1,6 @@
 import { AccessDeniedError, AuthenticationService } from '@typemcp/core';
 import type { Authentication, Plugin, Principal } from '@typemcp/core';
-import { schemeChallenge } from '../challenge';
+import { schemeChallenge, withDefaultScopes } from '../challenge';
 import { ResourceDpop } from '../dpop/resource';
 import { dpopSettingsOf } from '../dpop/settings';
 import { AuthorizationServer } from './AuthorizationServer';
@@ -45,9 +45,8 @@ export const signIn: Plugin<SignInOptions | UpstreamSignInOptions> = {
       });
     const authentication: Authentication = {
       authenticate: (req) => reported(dpop.authenticate(req, verifyToken)),
-      // Without credentials the client learns which scopes to ask for (MCP authorization, scope selection).
       challenge: (challenge) =>
-        dpop.challenge(challenge.error === undefined && (challenge.scopes ?? []).length === 0 ? { ...challenge, scopes: server.defaultScopes() } : challenge, (scheme, said, extra) =>
+        dpop.challenge(withDefaultScopes(challenge, server.defaultScopes()), (scheme, said, extra) =>
           schemeChallenge(scheme, settings.endpoints.resourceMetadataUrl, said, extra),
         ),
       allowAnonymous: options.allowAnonymous ?? false,
