@@ -52,6 +52,7 @@ export type {
   PluginNotificationHandler,
   CapabilityValue,
   ServiceKey,
+  ServedItem,
   ServerObserver,
   ObservedRequest,
   ObservedConnection,
@@ -106,8 +107,10 @@ export {
   HeaderMismatchError,
   AccessDeniedError,
   UnavailableError,
+  RateLimitedError,
 } from './errors';
 export type { AccessDeniedReason } from './errors';
+export type { ResultHints } from './eras';
 export type {
   SampleResult,
   ToolLoopResult,

@@ -19,6 +19,11 @@ export const ErrorCode = {
   MissingRequiredClientCapability: -32021,
   /** 2026-07-28: the request names a protocol version this server does not serve. */
   UnsupportedProtocolVersion: -32022,
+  /**
+   * Too many requests from this caller (draft SEP-3304): `data.retryAfterMs` says when to try
+   * again; over HTTP it comes with 429 and `Retry-After`.
+   */
+  RateLimited: -32023,
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

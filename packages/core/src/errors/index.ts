@@ -20,5 +20,6 @@ export { MissingClientCapabilityError } from './MissingClientCapabilityError';
 export { HeaderMismatchError } from './HeaderMismatchError';
 export { AccessDeniedError } from './AccessDeniedError';
 export { UnavailableError } from './UnavailableError';
+export { RateLimitedError } from './RateLimitedError';
 export type { AccessDeniedReason } from './AccessDeniedError';
 export { withoutStack } from './withoutStack';

@@ -42,8 +42,8 @@ export interface HttpStageReply {
  * A step a plugin adds to the server's HTTP handlers (`host.httpStage(stage)`): placed just
  * before or just after a named stage, the core's or another plugin's. `handle` answers the
  * request (a reply), or passes it on (undefined). What it throws is answered as the core's
- * stages are: `AccessDeniedError` with the authentication's challenge, `UnavailableError` 503
- * with `Retry-After`, anything else 500 (and reported).
+ * stages are: `AccessDeniedError` with the authentication's challenge, `RateLimitedError` 429
+ * with `Retry-After`, `UnavailableError` 503 with `Retry-After`, anything else 500 (and reported).
  */
 export interface HttpStage {
   /** Unique among the server's HTTP stages; later stages may be placed relative to it. */

@@ -32,6 +32,9 @@ const FILTER_OF: Record<string, keyof ChangeFilter> = {
 export class ChangeBroadcaster {
   private readonly listeners = new Set<ChangeListener>();
 
+  /** `heard`: told of every resource update, whether a listener wants it or not (the server's observers). */
+  constructor(private readonly heard?: (uri: string) => void) {}
+
   /** Adds a listener; returns the function that removes it. */
   listen(listener: ChangeListener): () => void {
     this.listeners.add(listener);
@@ -44,6 +47,7 @@ export class ChangeBroadcaster {
   }
 
   resourceUpdated(uri: string, eventKey?: string): void {
+    this.heard?.(uri);
     for (const listener of this.listeners) {
       const wanted = listener.filter.resourceSubscriptions?.includes(uri) || listener.wantsResource?.(uri);
       if (wanted) listener.deliver('notifications/resources/updated', { uri }, eventKey);

@@ -310,7 +310,7 @@ export class Connection implements RequestChannel, EraSource, Tracker {
       if (!deliver) return errorResponse(id, new InvalidRequestError('initialize must not be part of a batch').toJSON());
       return this.initialize(id, params);
     }
-    return runRequest(this.host, { source: this, codec, message: request, params, principal, httpRequest: info?.request, tracker: this, deliver });
+    return runRequest(this.host, { source: this, codec, message: request, params, principal, httpRequest: info?.request, clientAddress: info?.clientAddress, tracker: this, deliver });
   }
 
   /** A request of this connection started: its id is taken until it ends or is cancelled. */

@@ -67,6 +67,8 @@ export interface ContextInit {
   codec: EraCodec;
   /** The HTTP request that carried it, over HTTP. */
   httpRequest?: HttpRequestInfo;
+  /** The client's network address, over HTTP when the host knows it. */
+  clientAddress?: string;
 }
 
 /**
@@ -143,7 +145,11 @@ export class Context {
     return this.hints;
   }
 
-  /** @internal Says how the result may be cached; the era fills in what is left from the server's defaults. */
+  /**
+   * Says how the result may be cached by the client (2026-07-28 `ttlMs` and `cacheScope` of
+   * `resources/read` and the lists): what a caching middleware knows of the result it serves.
+   * The era fills in what is left from the server's defaults; older eras carry no hints.
+   */
   hintResult(hints: ResultHints): void {
     this.hints = this.hints === undefined ? { ...hints } : Object.assign(this.hints, hints);
   }
@@ -170,6 +176,14 @@ export class Context {
    */
   get httpRequest(): HttpRequestInfo | undefined {
     return this.init.httpRequest;
+  }
+
+  /**
+   * The network address the request came from (the peer of the TCP connection: a proxy's, behind
+   * one), over HTTP when the host knows it; undefined over stdio and in memory.
+   */
+  get clientAddress(): string | undefined {
+    return this.init.clientAddress;
   }
 
   /** The handshake-era session; undefined for stateless requests. */

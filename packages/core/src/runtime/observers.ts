@@ -55,6 +55,11 @@ export interface ServerObserver {
   connectionClosed?(connection: ObservedConnection): void;
   streamOpened?(stream: ObservedStream): void;
   streamClosed?(stream: ObservedStream): void;
+  /**
+   * A resource was announced updated (`server.notifyResourceUpdated`, here or on another
+   * replica of its cluster), whether any client subscribed or not.
+   */
+  resourceUpdated?(uri: string): void;
 }
 
 /** What was thrown behind error answers (an internal error's answer hides it), for observers. */
@@ -141,6 +146,10 @@ export class Observers {
 
   streamClosed(stream: ObservedStream): void {
     for (const observer of this.observers) this.call(() => observer.streamClosed?.(stream));
+  }
+
+  resourceUpdated(uri: string): void {
+    for (const observer of this.observers) this.call(() => observer.resourceUpdated?.(uri));
   }
 
   private call<T>(event: () => T): T | undefined {

@@ -1,9 +1,10 @@
 import { DefinitionError } from '../errors';
 import type { DefinitionErrorCode } from '../errors';
 import type { EraName, HttpStage, Revision } from '../protocol';
+import type { JsonSchema } from '../schema';
 import type { RequestScope } from '../session';
 import type { Context } from './Context';
-import type { Middleware } from './middleware';
+import type { InvocationTarget, Middleware } from './middleware';
 import type { ServerObserver } from './observers';
 
 /** A request handler a plugin adds: params in, result object out. */
@@ -26,6 +27,20 @@ export interface ServiceKey<T> {
   readonly name: string;
   /** Checks a provided value, throwing a TypeError or DefinitionError that names what to fix. */
   check(value: unknown): asserts value is T;
+}
+
+/** The item a request names, as `host.itemOf` finds it. */
+export interface ServedItem {
+  readonly kind: 'tool' | 'prompt' | 'resource';
+  /** The tool or prompt name, or the resource uri, as the request gave it. */
+  readonly name: string;
+  /**
+   * The author code behind it (whose decorators a plugin may read); for a resource read through
+   * a template, `target.name` is the template.
+   */
+  readonly target: InvocationTarget;
+  /** A tool's arguments as listed (JSON Schema 2020-12): `writeOnly` marks the ones `@Sensitive` keeps out of logs. */
+  readonly inputSchema?: JsonSchema;
 }
 
 /** What a plugin may do to the server it is added to. */
@@ -80,6 +95,12 @@ export interface PluginHost {
    * first: what an authorization server offers its clients.
    */
   declaredScopes(): string[];
+  /**
+   * The item a request names, found as the server would serve it now: a `tools/call`'s tool, a
+   * `prompts/get`'s prompt, a `resources/read`'s resource or template; undefined for another
+   * method or a name nothing here serves. For middleware that applies per item.
+   */
+  itemOf(method: string, params: Readonly<Record<string, unknown>>): ServedItem | undefined;
   /** Reports an error as the server does (its `onError`, or stderr). */
   reportError(what: string, error: unknown): void;
 }
@@ -136,6 +157,8 @@ export interface PluginTarget {
   hasExtension(name: string): boolean;
   /** The scopes the server's targets need now. */
   declaredScopes(): string[];
+  /** The item a request names (see PluginHost.itemOf). */
+  itemOf(method: string, params: Readonly<Record<string, unknown>>): ServedItem | undefined;
   /** True when a plugin already provided this service. */
   hasService(service: ServiceKey<unknown>): boolean;
   /** Why the server cannot take this service, or undefined when it can. */
@@ -262,6 +285,7 @@ export class PluginRegistry {
         additions.httpStages.push(stage);
       },
       declaredScopes: () => this.target.declaredScopes(),
+      itemOf: (method, params) => this.target.itemOf(method, params),
       reportError: (what, error) => this.target.reportError(`${where}: ${what}`, error),
     };
   }

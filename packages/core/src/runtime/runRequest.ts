@@ -52,6 +52,8 @@ export interface RequestToRun {
   readonly params: Record<string, unknown>;
   readonly principal: Principal | undefined;
   readonly httpRequest: HttpRequestInfo | undefined;
+  /** The client's network address, over HTTP when the host knows it. */
+  readonly clientAddress?: string;
   readonly tracker: Tracker;
   /** Where an answer that comes later goes; without it, runRequest returns a promise. */
   readonly deliver?: Deliver;
@@ -67,7 +69,7 @@ export type Answer = JsonRpcResponse | undefined | Promise<JsonRpcResponse | und
  * that comes later goes to it instead of into a returned promise.
  */
 export function runRequest(host: RunnerHost, request: RequestToRun): Answer {
-  const { source, codec, params, principal, httpRequest, tracker, deliver } = request;
+  const { source, codec, params, principal, httpRequest, clientAddress, tracker, deliver } = request;
   const { id, method } = request.message;
   const route = host.dispatcher.routeOf(method);
   const refused = codec.refusal(source, method, params, route);
@@ -91,6 +93,7 @@ export function runRequest(host: RunnerHost, request: RequestToRun): Answer {
     principal,
     codec,
     httpRequest,
+    clientAddress,
   });
   const run: Run = { ctx, method, codec, cancelled: false, host, source, tracker, id };
   // Tracked from here: a cancel, a close or a limit sees the request while it is checked too.

@@ -79,7 +79,7 @@ export function serveAlone(host: AloneHost, request: JsonRpcRequest, info: Messa
   const codec = codecOf(params);
   const alone = new AloneRequest(host, sink);
   const principal = info.principal;
-  const toRun = { source: alone, codec, message: request, params, principal, httpRequest: info.request, tracker: alone };
+  const toRun = { source: alone, codec, message: request, params, principal, httpRequest: info.request, clientAddress: info.clientAddress, tracker: alone };
   if (!host.observers.active) return runRequest(host, toRun);
   const hear = host.observers.request({
     id: request.id,

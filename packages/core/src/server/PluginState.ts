@@ -1,7 +1,7 @@
 import type { Revision } from '../protocol';
 import type { HttpStage } from '../protocol';
 import type { Dispatcher } from '../runtime/Dispatcher';
-import type { CoreCapabilityValue, PluginAdditions, PluginTarget, ServiceKey } from '../runtime/plugins';
+import type { CoreCapabilityValue, PluginAdditions, PluginTarget, ServedItem, ServiceKey } from '../runtime/plugins';
 import { ClusterService } from '../runtime/services';
 import { httpStageRefusal } from '../transports';
 import type { Readiness } from '../transports';
@@ -14,6 +14,8 @@ export interface PluginStateWiring {
   readonly hasRequestStateSecret: boolean;
   /** The scopes the server's targets need now. */
   declaredScopes(): string[];
+  /** The item a request names. */
+  itemOf(method: string, params: Readonly<Record<string, unknown>>): ServedItem | undefined;
   reportError(what: string, error: unknown): void;
   /** What of a plugin's additions other parts of the server take (services, routes, observers). */
   applyElsewhere(additions: PluginAdditions): void;
@@ -41,6 +43,10 @@ export class PluginState implements PluginTarget {
 
   declaredScopes(): string[] {
     return this.wiring.declaredScopes();
+  }
+
+  itemOf(method: string, params: Readonly<Record<string, unknown>>): ServedItem | undefined {
+    return this.wiring.itemOf(method, params);
   }
 
   get serverInfo(): { readonly name: string; readonly version: string } {

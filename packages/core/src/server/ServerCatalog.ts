@@ -3,6 +3,7 @@ import { AccessPolicy } from '../access';
 import { Mount, RemoteItemSet } from '../composition';
 import type { Mountable, MountOptions, RemoteCatalog, RemoteHost, RemoteItems } from '../composition';
 import { DefinitionError } from '../errors';
+import { findResource } from '../features/resources';
 import type { FeatureCatalog } from '../features/rooms';
 import type { Completer, ItemHost } from '../items/ItemHost';
 import type { PromptItem } from '../items/PromptItem';
@@ -11,6 +12,7 @@ import type { ToolItem } from '../items/ToolItem';
 import type { Constructor } from '../metadata';
 import { ChangeBroadcaster } from '../runtime/ChangeBroadcaster';
 import type { Dispatcher } from '../runtime/Dispatcher';
+import type { ServedItem } from '../runtime/plugins';
 import { Paginator } from '../runtime/Paginator';
 import { Registry } from '../runtime/Registry';
 import { SkillCatalog } from '../skills';
@@ -39,6 +41,8 @@ export interface CatalogWiring {
   publish(change: ClusterChange): string | undefined;
   /** What the server declares may have changed (cached per revision until then). */
   declarationsChanged(): void;
+  /** A resource update was announced, here or by another replica. */
+  resourceUpdated(uri: string): void;
 }
 
 /**
@@ -56,7 +60,7 @@ export class ServerCatalog implements FeatureCatalog, Mountable, RemoteHost {
   readonly skills = new SkillCatalog();
   readonly completions = new Map<string, Completer>();
   readonly access = new AccessPolicy();
-  readonly changes = new ChangeBroadcaster();
+  readonly changes = new ChangeBroadcaster((uri) => this.wiring.resourceUpdated(uri));
   readonly toolPages: Paginator<ToolItem>;
   readonly resourcePages: Paginator<ResourceItem>;
   readonly templatePages: Paginator<TemplateItem>;
@@ -183,6 +187,24 @@ export class ServerCatalog implements FeatureCatalog, Mountable, RemoteHost {
     const registries: ReadonlyArray<Registry<ToolItem | ResourceItem | TemplateItem | PromptItem>> = [this.tools, this.resources, this.templates, this.prompts];
     for (const registry of registries) for (const { item } of registry.all()) for (const scope of this.access.scopesOf(item.target)) scopes.add(scope);
     return [...scopes];
+  }
+
+  /** The item a request names (see PluginHost.itemOf). */
+  itemOf(method: string, params: Readonly<Record<string, unknown>>): ServedItem | undefined {
+    const { name, uri } = params;
+    if (method === 'tools/call' && typeof name === 'string') {
+      const tool = this.tools.get(name);
+      return tool && { kind: 'tool', name, target: tool.target, inputSchema: tool.inputSchema };
+    }
+    if (method === 'prompts/get' && typeof name === 'string') {
+      const prompt = this.prompts.get(name);
+      return prompt && { kind: 'prompt', name, target: prompt.target };
+    }
+    if (method === 'resources/read' && typeof uri === 'string') {
+      const found = findResource(this, uri);
+      return found && { kind: 'resource', name: uri, target: found.target };
+    }
+    return undefined;
   }
 
   private onListChange(registry: Registry<unknown>, notification: string): void {

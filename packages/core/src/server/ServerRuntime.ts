@@ -85,8 +85,8 @@ export class ServerRuntime implements FeatureServer, ConnectionHost, ServerDescr
     this.resolver = new ProviderResolver(this.container, Context);
     const invoker = new Invoker(this.resolver);
     const report = (what: string, error: unknown) => this.reportError(what, error);
-    this.plugged = new PluginState({ serverInfo: this.serverInfo, dispatcher: this.dispatcher, hasRequestStateSecret: options.requestState?.secret !== undefined, declaredScopes: () => this.catalog.declaredScopes(), reportError: report, applyElsewhere: (additions) => this.applyPlugin(additions) });
-    this.catalog = new ServerCatalog({ pageSize: options.pageSize, dispatcher: this.dispatcher, container: this.container, debug: this.debug, reportError: report, publish: (change) => this.sessions.publish(change), declarationsChanged: () => this.plugged.declarationsChanged() });
+    this.plugged = new PluginState({ serverInfo: this.serverInfo, dispatcher: this.dispatcher, hasRequestStateSecret: options.requestState?.secret !== undefined, declaredScopes: () => this.catalog.declaredScopes(), itemOf: (method, params) => this.catalog.itemOf(method, params), reportError: report, applyElsewhere: (additions) => this.applyPlugin(additions) });
+    this.catalog = new ServerCatalog({ pageSize: options.pageSize, dispatcher: this.dispatcher, container: this.container, debug: this.debug, reportError: report, publish: (change) => this.sessions.publish(change), declarationsChanged: () => this.plugged.declarationsChanged(), resourceUpdated: (uri) => this.observers.resourceUpdated(uri) });
     this.sessions = new ServerSessions(this.catalog.changes, report);
     this.items = { invoke: (target, args, ctx) => invoker.invoke(target, args, ctx), reportError: report, debug: this.debug, access: this.catalog.access, completions: this.catalog.completions };
     // Tool search's two names are no tool's, from the first provider on.

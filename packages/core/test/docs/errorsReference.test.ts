@@ -66,6 +66,7 @@ describe('docs/reference/errors.md', () => {
       HeaderMismatch: -32020,
       MissingRequiredClientCapability: -32021,
       UnsupportedProtocolVersion: -32022,
+      RateLimited: -32023,
     });
   });
 });

@@ -1,4 +1,4 @@
-import { AccessDeniedError, DefinitionError, UnavailableError } from '../../errors';
+import { AccessDeniedError, DefinitionError, RateLimitedError, UnavailableError } from '../../errors';
 import type { HttpStage } from '../../protocol';
 import type { Endpoint, HttpServerHost, StreamableHttpOptions, StreamKind } from './endpoint';
 import type { Exchange, RefusalHead } from './Exchange';
@@ -11,6 +11,7 @@ import { placeStages } from './pipeline';
 import type { CoreStages, Stage } from './pipeline';
 import type { HttpSecurityOptions } from './security';
 import { StagedRequest } from './StagedRequest';
+import { rateLimitedHead } from './rateLimited';
 import type { BodyLimits } from './StagedRequest';
 import { routeAlone } from './stages/alone';
 import { authenticate, refusalHead } from './stages/authenticate';
@@ -113,6 +114,7 @@ export class StreamableHttp implements Endpoint {
       throw new Error('no HTTP stage answered the request');
     } catch (error) {
       if (error instanceof AccessDeniedError) return refusalReply(error, this.refusal(error.toJSON()));
+      if (error instanceof RateLimitedError) return rateLimitedReply(error);
       if (error instanceof UnavailableError) {
         // A store the request needs to be routed (sessions, events) does not answer: try again later.
         this.host.reportError('an HTTP request could not be served', error);
@@ -161,6 +163,12 @@ export class StreamableHttp implements Endpoint {
     }
     return this.stages;
   }
+}
+
+/** A stage refused the caller for sending too many requests: 429 with `Retry-After`, before any later stage ran. */
+function rateLimitedReply(error: RateLimitedError): HttpReply {
+  const head = rateLimitedHead(error)!;
+  return jsonReply(head.status, { jsonrpc: '2.0', error: error.toJSON() }, head.headers);
 }
 
 function refusalReply(error: AccessDeniedError, head: ReturnType<RefusalHead>): HttpReply {

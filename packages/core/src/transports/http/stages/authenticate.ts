@@ -5,6 +5,7 @@ import type { RefusalHead } from '../Exchange';
 import { HEADER_VALUE, HttpError } from '../HttpReply';
 import type { StageRun } from '../pipeline';
 import type { StagedRequest } from '../StagedRequest';
+import { rateLimitedHead } from '../rateLimited';
 
 type NamePrincipal = NonNullable<StreamableHttpOptions['principal']>;
 
@@ -45,10 +46,13 @@ async function byOption(principalOption: NamePrincipal, request: StagedRequest):
   return undefined;
 }
 
-/** How an access refusal answered alone is sent: 401 or 403, with the authentication's challenge. */
+/**
+ * How a refusal answered alone is sent: an access refusal as 401 or 403 with the
+ * authentication's challenge, a rate limit as 429 with `Retry-After`.
+ */
 export function refusalHead(host: HttpServerHost): RefusalHead {
   return (error) => {
-    if (error.code !== ErrorCode.AccessDenied) return undefined;
+    if (error.code !== ErrorCode.AccessDenied) return rateLimitedHead(error);
     const { reason, scopes, challenge: params } = (error.data ?? {}) as { reason?: string; scopes?: string[]; challenge?: Record<string, string> };
     const auth = host.authentication;
     if (!auth) return { status: 403 };
