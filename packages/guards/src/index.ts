@@ -1,0 +1,3 @@
+export { callerOf, ClientAddresses } from './callers';
+export type { Caller } from './callers';
+export type { PerItem } from './items';
