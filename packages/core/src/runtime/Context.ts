@@ -328,7 +328,11 @@ export class Context {
     return this.controller?.signal.aborted ?? false;
   }
 
-  /** @internal Aborts the signal; a signal first read after this is already aborted. */
+  /**
+   * Aborts `signal` with `reason`, as a client's cancellation would (a signal first read after
+   * this is already aborted); the request is still answered with what its handler or a
+   * middleware returns. For middleware that stops work it no longer wants (a timeout).
+   */
   cancel(reason: unknown): void {
     (this.controller ??= new AbortController()).abort(reason);
     const listeners = this.cancelListeners;

@@ -1,4 +1,4 @@
-import { AccessDeniedError, UnavailableError } from '../../errors';
+import { AccessDeniedError, RateLimitedError, UnavailableError } from '../../errors';
 import type { DefinitionErrorCode } from '../../errors';
 import { isHeaderToken } from '../../protocol';
 import type { HttpStage, HttpStageReply } from '../../protocol';
@@ -96,7 +96,7 @@ export function placeStages(core: CoreStages, added: readonly HttpStage[], repor
 function pluginStage(stage: HttpStage, reportError: (what: string, error: unknown) => void): StageRun {
   const failed = (error: unknown): HttpReply => {
     // Refusals and unavailable stores are answered as the core's own.
-    if (error instanceof AccessDeniedError || error instanceof UnavailableError) throw error;
+    if (error instanceof AccessDeniedError || error instanceof RateLimitedError || error instanceof UnavailableError) throw error;
     reportError(`the HTTP stage "${stage.name}" failed`, error);
     return errorReply(error);
   };
