@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { nextSteps, scaffold, ScaffoldError } from './scaffold';
 import type { PackageManager, RuntimeChoice, TransportChoice } from './scaffold';
@@ -22,6 +24,10 @@ Options:
                              the server's name in the MCP Registry (package.json's mcpName):
                              io.github.<your GitHub user>/<server> or a reverse domain you own;
                              default: a placeholder typemcp registry init asks you to replace
+  --registry <url>           the registry the @typemcp packages come from (a local one of
+                             npm run release:local): written to the project's .npmrc as
+                             @typemcp:registry; default: the one npm create ran with, when it
+                             is on this machine (127.0.0.1, localhost)
   --install                  install the dependencies right away
   -h, --help                 show this help
 `;
@@ -44,6 +50,7 @@ export async function main(argv: string[]): Promise<number> {
         pm: { type: 'string' },
         name: { type: 'string' },
         'mcp-name': { type: 'string' },
+        registry: { type: 'string' },
         install: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -58,21 +65,22 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (positionals.length !== 1) return usageError(positionals.length ? `expected one directory, got ${positionals.join(' ')}` : 'the directory to create is missing');
   const signIn = values['sign-in'];
-  const transport = values.transport ?? (signIn ? 'http' : 'stdio');
-  if (!isOneOf(transport, TRANSPORTS)) return usageError(`--transport must be stdio or http, not "${transport}"`);
   const runtime = values.runtime ?? 'node';
   if (!isOneOf(runtime, RUNTIMES)) return usageError(`--runtime must be one of ${RUNTIMES.join(', ')}, not "${runtime}"`);
+  const transport = values.transport ?? (signIn || runtime === 'workers' ? 'http' : 'stdio');
+  if (!isOneOf(transport, TRANSPORTS)) return usageError(`--transport must be stdio or http, not "${transport}"`);
+  const registry = values.registry ?? localRegistry(process.env.npm_config_registry);
   const packageManager = values.pm ?? packageManagerFromUserAgent(process.env.npm_config_user_agent);
   if (!isOneOf(packageManager, PACKAGE_MANAGERS)) return usageError(`--pm must be one of ${PACKAGE_MANAGERS.join(', ')}, not "${packageManager}"`);
 
   let result;
   try {
-    result = scaffold({ directory: positionals[0], name: values.name, mcpName: values['mcp-name'], transport, runtime, signIn });
+    result = scaffold({ directory: positionals[0], name: values.name, mcpName: values['mcp-name'], transport, runtime, signIn, registry });
   } catch (error) {
     if (error instanceof ScaffoldError) return usageError(error.message);
     throw error;
   }
-  const serves = signIn ? 'http with sign-in' : `${transport} by default`;
+  const serves = signIn ? 'http with sign-in' : runtime === 'workers' ? 'Streamable HTTP on workerd' : `${transport} by default`;
   process.stdout.write(`Created ${result.name} in ${result.directory} (${result.files.length} files, ${runtime === 'node' ? '' : `for ${runtime}, `}${serves}).\n`);
 
   if (values.install) {
@@ -85,12 +93,35 @@ export async function main(argv: string[]): Promise<number> {
   }
   const steps = runtime === 'node' ? nextSteps(result, packageManager, values.install) : [`see README.md: how to run and test it on ${runtime}`];
   process.stdout.write(`\nNext steps:\n${steps.map((line) => `  ${line}`).join('\n')}\n`);
+  if (result.files.includes('.npmrc')) {
+    process.stdout.write(`\nThe @typemcp packages come from ${registryOf(result.directory)}: the project's .npmrc says so, for npm install and npm install @typemcp/<package> alike.\n`);
+  }
   process.stdout.write(
     signIn
       ? `\nSee README.md in the project for signing in (a development login) and what to change before production.\n`
-      : `\nSee README.md in the project for connecting a client over stdio or HTTP.\n`,
+      : runtime === 'workers'
+        ? `\nSee README.md in the project for serving the Worker locally (wrangler, on Node 22 from the npm package node@22) and deploying it.\n`
+        : `\nSee README.md in the project for connecting a client over stdio or HTTP.\n`,
   );
   return 0;
+}
+
+/**
+ * The registry `npm create typemcp … --registry <url>` ran with (npm hands it on as
+ * npm_config_registry), when it is on this machine: a local registry of the packages, which
+ * the project must keep asking for them.
+ */
+function localRegistry(registry: string | undefined): string | undefined {
+  if (!registry) return undefined;
+  try {
+    return ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(registry).hostname) ? registry : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function registryOf(directory: string): string {
+  return /^@typemcp:registry=(.*)$/m.exec(fs.readFileSync(path.join(directory, '.npmrc'), 'utf8'))?.[1] ?? '';
 }
 
 /** npm, pnpm, yarn and bun set npm_config_user_agent to "<name>/<version> …" when they run a create package. */

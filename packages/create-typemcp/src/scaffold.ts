@@ -34,6 +34,12 @@ export interface ScaffoldOptions {
   runtimesDir?: string;
   /** The sign-in overlay. Default: the one shipped beside the template. */
   signInDir?: string;
+  /**
+   * A registry the @typemcp packages come from instead of the public one (a local registry of
+   * `npm run release:local`): the project gets a `.npmrc` with `@typemcp:registry=<url>`, so
+   * its `npm install` (and `npm install @typemcp/auth`) finds them there.
+   */
+  registry?: string;
 }
 
 export interface ScaffoldResult {
@@ -70,14 +76,17 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
   }
   const templateDir = options.templateDir ?? findTemplate();
   const typemcpVersion = options.typemcpVersion ?? `^${ownVersion()}`;
-  const transport = options.transport ?? (options.signIn ? 'http' : 'stdio');
   const runtime = options.runtime ?? 'node';
+  // A Worker serves HTTP: it has no stdio.
+  const transport = options.transport ?? (options.signIn || runtime === 'workers' ? 'http' : 'stdio');
+  if (runtime === 'workers' && transport !== 'http') throw new ScaffoldError('A Worker serves Streamable HTTP only (it has no stdio); leave out --transport stdio.');
+  const registry = options.registry === undefined ? undefined : registryUrl(options.registry);
   if (options.signIn && runtime !== 'node') throw new ScaffoldError(`Sign-in is made for the node runtime, not ${runtime}; leave out --runtime or --sign-in.`);
   if (options.signIn && transport !== 'http') throw new ScaffoldError('A project with sign-in serves HTTP (sign-in needs it); leave out --transport stdio.');
 
   fs.mkdirSync(directory, { recursive: true });
   const transform = (relative: string, content: string) => {
-    if (relative === 'package.json') return packageJson(content, name, typemcpVersion, mcpName);
+    if (relative === 'package.json') return packageJson(content, name, typemcpVersion, mcpName, transport);
     if (relative === 'server.json') return serverJson(content, name, mcpName);
     let text = content.split(TEMPLATE_NAME).join(name);
     if (relative === path.join('src', 'main.ts')) {
@@ -91,6 +100,10 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
     ...(options.signIn ? [{ dir: options.signInDir ?? findBesideTemplate(templateDir, 'signin', 'sign-in overlay'), what: 'sign-in overlay' }] : []),
   ];
   for (const overlay of overlays) for (const file of applyOverlay(overlay.dir, overlay.what, directory, transform, typemcpVersion)) files.add(file);
+  if (registry) {
+    fs.writeFileSync(path.join(directory, '.npmrc'), `# The @typemcp packages come from this registry (remove the line once they are on the public one).\n@typemcp:registry=${registry}\n`);
+    files.add('.npmrc');
+  }
   return { directory, name, files: [...files].filter((file) => fs.existsSync(path.join(directory, file))).sort() };
 }
 
@@ -152,6 +165,18 @@ export function nextSteps(result: ScaffoldResult, packageManager: PackageManager
   ];
 }
 
+/** A registry's URL as npm writes it: http(s), ending in "/". */
+function registryUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ScaffoldError(`"${value}" is not a registry URL (http://127.0.0.1:4873/, for one)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ScaffoldError(`"${value}" is not a registry URL: it must be http or https`);
+  return url.href.endsWith('/') ? url.href : `${url.href}/`;
+}
+
 export class ScaffoldError extends Error {
   override readonly name = 'ScaffoldError';
 }
@@ -197,9 +222,12 @@ function ownVersion(): string {
   return (JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-function packageJson(content: string, name: string, typemcpVersion: string, mcpName: string): string {
+function packageJson(content: string, name: string, typemcpVersion: string, mcpName: string, transport: TransportChoice): string {
   const manifest = JSON.parse(content) as Record<string, unknown>;
   manifest.name = name;
+  // typemcp dev serves stdio unless told otherwise: the project's own transport for `npm run dev`.
+  const scripts = manifest.scripts as Record<string, string> | undefined;
+  if (transport === 'http' && scripts?.dev && /^typemcp dev\b/.test(scripts.dev) && !/--(http|stdio)\b/.test(scripts.dev)) scripts.dev = `${scripts.dev} --http`;
   if ('mcpName' in manifest) manifest.mcpName = mcpName;
   const bin = manifest.bin as Record<string, string> | undefined;
   // The command npx runs is the package's own name, without its scope.

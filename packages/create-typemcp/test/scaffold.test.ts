@@ -237,6 +237,30 @@ describe('publishing: mcpName, server.json and the workflow', () => {
     expect(read('srv', '.github', 'workflows', 'publish.yml')).not.toMatch(/download\/latest|@main|@v\d+\s/);
   });
 
+  it('makes `npm run dev` serve the transport the project was created with (typemcp dev serves stdio unless told)', () => {
+    scaffold({ directory: path.join(workDir, 'web'), transport: 'http' });
+    expect(JSON.parse(read('web', 'package.json')).scripts.dev).toBe('typemcp dev src/main.ts --http');
+    scaffold({ directory: path.join(workDir, 'local'), transport: 'stdio' });
+    expect(JSON.parse(read('local', 'package.json')).scripts.dev).toBe('typemcp dev src/main.ts');
+  });
+
+  it('gives a project made from another registry a .npmrc that keeps asking it for the @typemcp packages', () => {
+    const result = scaffold({ directory: path.join(workDir, 'local'), registry: 'http://127.0.0.1:4873' });
+    expect(result.files).toContain('.npmrc');
+    expect(read('local', '.npmrc')).toMatch(/^@typemcp:registry=http:\/\/127\.0\.0\.1:4873\/$/m);
+    // Only the @typemcp scope: everything else still comes from the user's own registry.
+    expect(read('local', '.npmrc')).not.toMatch(/^registry=/m);
+    expect(scaffold({ directory: path.join(workDir, 'public') }).files).not.toContain('.npmrc');
+    expect(() => scaffold({ directory: path.join(workDir, 'bad'), registry: 'ftp://example.com' })).toThrow('must be http or https');
+    expect(fs.existsSync(path.join(workDir, 'bad'))).toBe(false);
+  });
+
+  it('makes a Worker serve HTTP without being told, and refuses stdio for it', () => {
+    scaffold({ directory: path.join(workDir, 'edge'), runtime: 'workers' });
+    expect(JSON.parse(read('edge', 'package.json')).main).toBe('dist/worker.js');
+    expect(() => scaffold({ directory: path.join(workDir, 'other'), runtime: 'workers', transport: 'stdio' })).toThrow('A Worker serves Streamable HTTP only');
+  });
+
   it('takes --mcp-name on the command line', () => {
     const result = spawnSync(process.execPath, ['-r', runTsPath, binTs, 'srv', '--mcp-name', 'com.example/srv'], { cwd: workDir, encoding: 'utf8' });
     expect(result.status).toBe(0);
@@ -259,6 +283,39 @@ describe('the create-typemcp command', () => {
     expect(result.stdout).toContain('http by default');
     expect(result.stdout).toMatch(/Next steps:\n {2}cd srv\n {2}pnpm install\n/);
     expect(read('srv', 'src', 'main.ts')).toContain("= 'http';");
+  });
+
+  it('keeps a local registry that npm create ran with (npm_config_registry) in the project\'s .npmrc, and says so', () => {
+    const result = run(['srv'], { npm_config_registry: 'http://127.0.0.1:4873/' });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(read('srv', '.npmrc')).toContain('@typemcp:registry=http://127.0.0.1:4873/\n');
+    expect(result.stdout).toMatch(/Next steps:\n {2}cd srv\n {2}npm install\n/);
+    expect(result.stdout).toContain("The @typemcp packages come from http://127.0.0.1:4873/: the project's .npmrc says so");
+
+    // The public registry, or another one the user set up for everything: no .npmrc.
+    const elsewhere = run(['public'], { npm_config_registry: 'https://registry.npmjs.org/' });
+    expect(elsewhere.status).toBe(0);
+    expect(fs.existsSync(path.join(workDir, 'public', '.npmrc'))).toBe(false);
+    expect(elsewhere.stdout).not.toContain('The @typemcp packages come from');
+
+    // --registry names it outright.
+    const named = run(['named', '--registry', 'https://npm.example.com/typemcp'], { npm_config_registry: '' });
+    expect(named.status).toBe(0);
+    expect(read('named', '.npmrc')).toContain('@typemcp:registry=https://npm.example.com/typemcp/\n');
+  });
+
+  it('says a Workers project serves HTTP on workerd, not stdio', () => {
+    const result = run(['edge', '--runtime', 'workers']);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('for workers, Streamable HTTP on workerd)');
+    expect(result.stdout).not.toContain('stdio');
+    expect(result.stdout).toContain('wrangler, on Node 22 from the npm package node@22');
+
+    const stdio = run(['other', '--runtime', 'workers', '--transport', 'stdio']);
+    expect(stdio.status).toBe(2);
+    expect(stdio.stderr).toContain('A Worker serves Streamable HTTP only');
   });
 
   it('creates a project with sign-in for --sign-in, and refuses it with --transport stdio', () => {
