@@ -14,3 +14,7 @@ export { RedisDpopReplayCache } from './RedisDpopReplayCache';
 export type { RedisDpopReplayCacheOptions } from './RedisDpopReplayCache';
 export { RedisUpstreamSessionStore } from './RedisUpstreamSessionStore';
 export type { RedisUpstreamSessionStoreOptions } from './RedisUpstreamSessionStore';
+export { RedisRateLimitStore } from './RedisRateLimitStore';
+export type { RedisRateLimitStoreOptions } from './RedisRateLimitStore';
+export { RedisResultCache } from './RedisResultCache';
+export type { RedisResultCacheOptions } from './RedisResultCache';
