@@ -1,3 +1,5 @@
 export { callerOf, ClientAddresses } from './callers';
 export type { Caller } from './callers';
 export type { PerItem } from './items';
+export { rateLimit, RateLimit, MemoryRateLimitStore } from './rateLimit';
+export type { RateLimitOptions, RateLimitRule, ItemRateLimit, AddressRateLimit, RatePer, MemoryRateLimitStoreOptions, RateLimitStore, RateRule, RateDecision, RateAlgorithm } from './rateLimit';

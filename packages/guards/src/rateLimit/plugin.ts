@@ -1,0 +1,217 @@
+import { InternalError, RateLimitedError } from '@typemcp/core';
+import type { Context, HttpStageReply, HttpStageRequest, MiddlewareContext, Plugin, PluginHost } from '@typemcp/core';
+import { callerOf, ClientAddresses } from '../callers';
+import { itemSettings } from '../items';
+import { RATE_LIMIT_KEY } from './decorator';
+import { keyPart, namePart } from './keys';
+import { MemoryRateLimitStore } from './MemoryRateLimitStore';
+import { checkOptions, sameLimit } from './options';
+import type { CheckedOptions, CheckedRule, RateLimitOptions, ResolvedLimit } from './options';
+import type { RateDecision, RateLimitStore } from './RateLimitStore';
+
+const NAME = 'guards:rate-limit';
+
+/** One count a request is checked against. */
+interface Check {
+  /** The key's prefix (`rl:t:search`); the caller's key follows it for a per-caller limit. */
+  readonly prefix: string | Promise<string>;
+  readonly limit: ResolvedLimit;
+  /** What is limited, as the message names it: `tool "search"`. */
+  readonly subject: string;
+  /** What it counts: `calls`, `reads`, `requests`. */
+  readonly unit: string;
+}
+
+/**
+ * Rate limits as a plugin (`server.plugin(rateLimit, options)`): server-wide rules (`limits`),
+ * limits per tool, prompt or resource (`tools`, `prompts`, `resources`, or `@RateLimit` on the
+ * method), and over HTTP a limit per client address checked before authentication
+ * (`perAddress`). Requests are counted per caller (its principal, else its address behind
+ * `trustProxies`) or per server. A request over a limit is refused before any work with
+ * `RateLimitedError` (-32023, `data.retryAfterMs`; HTTP 429 with `Retry-After` when answered on
+ * its own). Counts live in `store`: in memory by default, on Redis for replicas.
+ */
+export const rateLimit: Plugin<RateLimitOptions> = {
+  name: NAME,
+  register(host, options) {
+    const checked = checkOptions(NAME, options);
+    const addresses = prefixed(() => new ClientAddresses(checked.trustProxies));
+    const limiter = new Limiter(host, checked, checked.store ?? new MemoryRateLimitStore());
+    const serverWide = checked.rules.map((rule) => ruleCheck(rule));
+    host.use((mctx, next) => {
+      const checks = limiter.checksOf(mctx, serverWide);
+      if (checks.length === 0) return next();
+      return limiter.enforce(checks, mctx.context, addresses).then(next);
+    });
+    const perAddress = checked.perAddress;
+    if (perAddress !== undefined) {
+      host.httpStage({
+        name: 'guards:rate-limit-address',
+        // Before the token is checked: a flood of anonymous or forged tokens costs no verification.
+        before: 'authenticate',
+        handle: (request) => limiter.enforceAddress(request, perAddress, addresses),
+      });
+    }
+  },
+};
+
+/** Runs `make`, prefixing the TypeError it throws with the plugin's name. */
+function prefixed<T>(make: () => T): T {
+  try {
+    return make();
+  } catch (error) {
+    if (error instanceof TypeError) throw new TypeError(`${NAME}: ${error.message}`);
+    throw error;
+  }
+}
+
+function ruleCheck(rule: CheckedRule): Check & { readonly rule: CheckedRule } {
+  return {
+    rule,
+    prefix: withPart('rl:l:', namePart(rule.name)),
+    limit: rule,
+    subject: rule.named ? `"${rule.name}"` : 'the server',
+    unit: rule.tools !== undefined ? 'calls' : rule.methods?.size === 1 ? `${[...rule.methods][0]} requests` : 'requests',
+  };
+}
+
+function withPart(head: string, part: string | Promise<string>): string | Promise<string> {
+  return typeof part === 'string' ? head + part : part.then((text) => head + text);
+}
+
+const KIND_LETTER = { tool: 't', prompt: 'p', resource: 'r' } as const;
+const KIND_UNIT = { tool: 'calls', prompt: 'requests', resource: 'reads' } as const;
+
+/** Counts requests in the store and refuses those over a limit. */
+class Limiter {
+  /** Whether the store failed since it last answered: failures are reported once per run. */
+  private storeFailing = false;
+  /** The limit each group counts by: the options' groups, then the first `@RateLimit` met for a group. */
+  private readonly groups: Map<string, ResolvedLimit>;
+  private readonly itemChecks = new Map<string, Check>();
+  private readonly warnedGroups = new Set<string>();
+
+  constructor(
+    private readonly host: PluginHost,
+    private readonly options: CheckedOptions,
+    private readonly store: RateLimitStore,
+  ) {
+    this.groups = new Map(options.groups);
+  }
+
+  /** The counts a request is checked against, server-wide rules first; usually none or one. */
+  checksOf(mctx: MiddlewareContext, serverWide: ReadonlyArray<Check & { readonly rule: CheckedRule }>): Check[] {
+    const { method, params } = mctx;
+    const checks: Check[] = [];
+    for (const check of serverWide) {
+      const { methods, tools } = check.rule;
+      if (tools !== undefined ? method === 'tools/call' && typeof params.name === 'string' && tools.has(params.name) : methods === undefined || methods.has(method)) checks.push(check);
+    }
+    const found = itemSettings(this.host, RATE_LIMIT_KEY, this.options.items, method, params);
+    if (found?.settings !== undefined) checks.push(this.itemCheck(found.item.kind, this.countedName(found.item), found.settings));
+    return checks;
+  }
+
+  /** Checks each count in turn; the first one over its limit refuses the request (later ones are not counted). */
+  async enforce(checks: readonly Check[], ctx: Context, addresses: ClientAddresses): Promise<void> {
+    let callerKey: string | undefined;
+    for (const check of checks) {
+      let key = await check.prefix;
+      if (check.limit.per === 'caller') key += `:${(callerKey ??= await keyPart(callerOf(ctx, addresses).key))}`;
+      else key += ':server';
+      const decision = await this.take(key, check.limit);
+      if (decision === 'refuse') throw new InternalError('Rate limits cannot be checked now; try again later');
+      if (decision !== undefined && !decision.allowed) throw this.refusal(check, decision);
+    }
+  }
+
+  /** The HTTP stage: every request to the endpoint, counted by client address before authentication. */
+  async enforceAddress(request: HttpStageRequest, limit: ResolvedLimit, addresses: ClientAddresses): Promise<HttpStageReply | undefined> {
+    const address = addresses.resolve(request.clientAddress, request.headers) ?? 'unknown';
+    const decision = await this.take(`rl:a:${await keyPart(address)}`, limit);
+    if (decision === 'refuse') {
+      const error = { code: -32000, message: 'Service Unavailable: rate limits cannot be checked now; try again later' };
+      return { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '1' }, body: JSON.stringify({ jsonrpc: '2.0', error }) };
+    }
+    if (decision !== undefined && !decision.allowed) {
+      throw this.refusal({ prefix: '', limit, subject: 'this address', unit: 'requests' }, decision, 'may send');
+    }
+    return undefined;
+  }
+
+  /** The store's decision; undefined to let the request through when the store fails open, 'refuse' when it fails closed. */
+  private async take(key: string, limit: ResolvedLimit): Promise<RateDecision | 'refuse' | undefined> {
+    let decision: RateDecision;
+    try {
+      decision = await this.store.take(key, limit);
+      if (typeof decision !== 'object' || decision === null || typeof decision.allowed !== 'boolean') {
+        throw new TypeError(`the store answered ${JSON.stringify(decision) ?? String(decision)}, not { allowed, remaining, retryAfterMs }`);
+      }
+    } catch (error) {
+      if (!this.storeFailing) {
+        this.storeFailing = true;
+        const policy = this.options.onStoreError === 'allow' ? 'requests are let through (onStoreError: "allow")' : 'requests are refused (onStoreError: "refuse")';
+        this.host.reportError(`the rate limit store failed; until it answers again, ${policy}`, error);
+      }
+      return this.options.onStoreError === 'allow' ? undefined : 'refuse';
+    }
+    this.storeFailing = false;
+    return decision;
+  }
+
+  private refusal(check: Check, decision: RateDecision, verb = 'allows'): RateLimitedError {
+    const { limit, windowMs, per } = check.limit;
+    const retryAfterMs = Number.isFinite(decision.retryAfterMs) && decision.retryAfterMs > 0 ? decision.retryAfterMs : 0;
+    const whom = verb === 'may send' ? '' : per === 'caller' ? ' per caller' : ' across all callers';
+    const message = `Rate limit: ${check.subject} ${verb} ${limit} ${check.unit} per ${duration(windowMs)}${whom}; retry in ${Math.max(1, Math.ceil(retryAfterMs / 1000))} s`;
+    return new RateLimitedError(message, retryAfterMs, this.options.quota ? { limit, remaining: Math.max(0, Math.floor(decision.remaining) || 0) } : {});
+  }
+
+  /** The name an item is counted by: a resource by the uri its limit names, else by its template. */
+  private countedName(item: { kind: 'tool' | 'prompt' | 'resource'; name: string; target: { name: string } }): string {
+    if (item.kind !== 'resource') return item.name;
+    const byUri = this.options.items.resources;
+    return byUri !== undefined && Object.prototype.hasOwnProperty.call(byUri, item.name) ? item.name : item.target.name;
+  }
+
+  private itemCheck(kind: 'tool' | 'prompt' | 'resource', name: string, settings: ResolvedLimit & { readonly group?: string }): Check {
+    const { group } = settings;
+    const id = group === undefined ? `${kind}\0${name}` : `group\0${group}`;
+    const cached = this.itemChecks.get(id);
+    if (cached !== undefined && (group !== undefined || sameLimit(cached.limit, settings))) {
+      if (group !== undefined && !sameLimit(cached.limit, settings)) this.warnGroup(group, kind, name);
+      return cached;
+    }
+    let check: Check;
+    if (group === undefined) {
+      check = { prefix: withPart(`rl:${KIND_LETTER[kind]}:`, namePart(name)), limit: settings, subject: `${kind} "${name}"`, unit: KIND_UNIT[kind] };
+    } else {
+      let limit = this.groups.get(group);
+      if (limit === undefined) this.groups.set(group, (limit = settings));
+      else if (!sameLimit(limit, settings)) this.warnGroup(group, kind, name);
+      check = { prefix: withPart('rl:g:', namePart(group)), limit, subject: `group "${group}"`, unit: 'requests' };
+    }
+    // Bounded by the items the server serves (and the groups declared): names nothing serves never get here.
+    this.itemChecks.set(id, check);
+    return check;
+  }
+
+  /** Items of one group declared different limits: the group's first one counts; said once per group. */
+  private warnGroup(group: string, kind: string, name: string): void {
+    if (this.warnedGroups.has(group)) return;
+    this.warnedGroups.add(group);
+    const limit = this.groups.get(group)!;
+    this.host.reportError(
+      `${kind} "${name}" declares the rate limit group "${group}" with another limit; the group counts by its first (${limit.limit} per ${duration(limit.windowMs)}, ${limit.per}, ${limit.algorithm})`,
+      new Error(`rate limit group "${group}" declared with different limits`),
+    );
+  }
+}
+
+/** A window as people read it: `60 s`, `5 min`, `1 h`, `250 ms`. */
+export function duration(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms % 60_000 === 0 && ms >= 120_000) return `${ms / 60_000} min`;
+  if (ms % 1000 === 0) return `${ms / 1000} s`;
+  return `${ms} ms`;
+}
