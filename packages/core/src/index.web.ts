@@ -61,7 +61,7 @@ export type {
 } from './runtime';
 export { ClusterService } from './runtime/services';
 export { AuthenticationService } from './access';
-export { Tool, Resource, Prompt, Completion, Skill, Description, Title, EnumTitles, UseMiddleware, McpHeader, Scopes, Roles, Guard, Public } from './decorators';
+export { Tool, Resource, Prompt, Completion, Skill, Description, Title, EnumTitles, UseMiddleware, McpHeader, Sensitive, Scopes, Roles, Guard, Public } from './decorators';
 export type { Authentication, AuthChallenge, AuthChallengeReply, AccessGuard, GuardInput } from './access';
 export type { HttpStage, HttpStageReply, HttpStageRequest, Principal } from './protocol';
 export { elicitationSchemaFor } from './features/elicitationSchema';

@@ -8,6 +8,7 @@ export { Title } from './Title';
 export { EnumTitles } from './EnumTitles';
 export { UseMiddleware } from './UseMiddleware';
 export { McpHeader } from './McpHeader';
+export { Sensitive } from './Sensitive';
 export { Scopes } from './Scopes';
 export { Roles } from './Roles';
 export { Guard } from './Guard';

@@ -29,6 +29,7 @@ export class MetadataStore {
   private titles = new Map<Constructor, Map<string, string>>();
   private enumTitles = new Map<Constructor, Map<string, Readonly<Record<string, string>>>>();
   private mcpHeaders = new Map<Constructor, Map<string, string>>();
+  private sensitive = new Map<Constructor, Map<string, true>>();
   /** `@UseMiddleware` per class: on the class itself (key CLASS_LEVEL) and per method. */
   private middlewares = new Map<Constructor, Map<string | typeof CLASS_LEVEL, unknown[]>>();
   /** `@Public`, `@Scopes`, `@Roles`, `@Guard` per class, like middlewares. */
@@ -50,6 +51,10 @@ export class MetadataStore {
 
   addMcpHeader(entry: { target: Constructor; propertyName: string; header: string }): void {
     propertyMap(this.mcpHeaders, entry.target).set(entry.propertyName, entry.header);
+  }
+
+  addSensitive(entry: { target: Constructor; propertyName: string }): void {
+    propertyMap(this.sensitive, entry.target).set(entry.propertyName, true);
   }
 
   addEnumTitles(entry: PropertyEnumTitles): void {
@@ -136,6 +141,11 @@ export class MetadataStore {
   /** The `@McpHeader` name of a DTO property, looking up the class chain. */
   mcpHeaderOf(dto: Constructor, propertyName: string): string | undefined {
     return lookUpChain(this.mcpHeaders, dto, propertyName);
+  }
+
+  /** True when a DTO property is `@Sensitive`, looking up the class chain. */
+  isSensitive(dto: Constructor, propertyName: string): boolean {
+    return lookUpChain(this.sensitive, dto, propertyName) === true;
   }
 
   /** The value titles of an enum DTO property, looking up the class chain. */

@@ -116,6 +116,8 @@ export function propertySchema(dto: Constructor, prop: PropertyInfo, nested: Nes
   if (defined && schema.type === undefined && schema.$ref === undefined) schema = forbid(schema, { type: 'null' });
   if (prop.description !== undefined) schema = withDescription(schema, prop.description);
   if (prop.mcpHeader !== undefined) schema = { ...schema, 'x-mcp-header': prop.mcpHeader };
+  // JSON Schema's own word for a value never read back: whoever reads the listing knows, even of a remote tool.
+  if (prop.sensitive) schema = { ...schema, writeOnly: true };
   return {
     schema,
     required: defined || (!optional && !conditional),

@@ -24,6 +24,8 @@ export interface PropertyInfo {
   readonly description: string | undefined;
   /** `@McpHeader`: the `x-mcp-header` name the argument is mirrored under. */
   readonly mcpHeader: string | undefined;
+  /** `@Sensitive`: the schema says `writeOnly`. */
+  readonly sensitive: boolean;
 }
 
 /**
@@ -43,6 +45,7 @@ export function readProperties(dto: Constructor): PropertyInfo[] {
     typeMetadata: defaultMetadataStorage.findTypeMetadata(dto, name),
     description: metadataStore.descriptionOf(dto, name),
     mcpHeader: metadataStore.mcpHeaderOf(dto, name),
+    sensitive: metadataStore.isSensitive(dto, name),
   }));
 }
 
