@@ -1,5 +1,9 @@
 import { MemoryRateLimitStore } from '@typemcp/guards';
 import type { RateRule } from '@typemcp/guards';
+import { describeRateLimitStore } from '../../../test-support/guardStoreContracts';
+
+// The contract every store meets, on real time (the Redis store runs it too).
+describeRateLimitStore('MemoryRateLimitStore', () => new MemoryRateLimitStore());
 
 /** A clock the test moves. */
 function fakeClock(start = 1_000_000) {
