@@ -1,0 +1,167 @@
+import 'reflect-metadata';
+import { DefinitionError, McpServer, metadataStore, Prompt, Resource, Tool } from '@typemcp/core';
+import { createTestClient, McpRequestError } from '@typemcp/testing';
+import type { TestClient } from '@typemcp/testing';
+import { MaxResultSize, resultSizeLimit, truncationMarker } from '@typemcp/guards';
+import type { ResultSizeOptions } from '@typemcp/guards';
+
+/** What the tools answer, set per test. */
+let answer: Record<string, unknown>;
+
+function declareProviders() {
+  class Big {
+    @Tool({ description: 'Answers what the test set' })
+    big(): Record<string, unknown> {
+      return answer;
+    }
+
+    @Tool({ description: 'Limited by its decorator' })
+    @MaxResultSize(120)
+    declared(): string {
+      return 'x'.repeat(200);
+    }
+
+    @Tool({ description: 'Truncated by its decorator' })
+    @MaxResultSize(120, { truncate: true })
+    cut(): string {
+      return 'y'.repeat(200);
+    }
+
+    @Tool({ description: 'Small' })
+    small(): string {
+      return 'ok';
+    }
+
+    @Resource({ uri: 'mem://big', mimeType: 'text/plain' })
+    doc(): string {
+      return 'z'.repeat(500);
+    }
+
+    @Prompt({ description: 'Long' })
+    long(): string {
+      return 'p'.repeat(500);
+    }
+  }
+  return { Big };
+}
+
+let Big: ReturnType<typeof declareProviders>['Big'];
+const clients: TestClient[] = [];
+const servers: McpServer[] = [];
+beforeEach(() => {
+  metadataStore.clear();
+  ({ Big } = declareProviders());
+});
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function connect(options: ResultSizeOptions) {
+  const server = new McpServer({ name: 'sizes', version: '1.0.0', providers: [Big] }).plugin(resultSizeLimit, options);
+  servers.push(server);
+  const client = await createTestClient(server);
+  clients.push(client);
+  return client;
+}
+
+const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
+/** The result as the tool gave it: what the client receives, without what the era adds. */
+const asSent = (result: Record<string, unknown>) => {
+  const { _meta: _ignored, ...rest } = result;
+  return rest;
+};
+
+describe('resultSizeLimit', () => {
+  it('answers a tool error naming the tool, the size and the limit when a tool result is over its limit', async () => {
+    answer = { content: [{ type: 'text', text: 'a'.repeat(300) }] };
+    const size = bytesOf(answer);
+    const client = await connect({ tools: { big: { maxBytes: 100 } } });
+    const result = await client.callTool('big');
+    expect(result).toEqual({ content: [{ type: 'text', text: `The result of tool "big" is ${size} bytes, over the limit of 100 bytes` }], isError: true });
+    expect(await client.callTool('small')).toMatchObject({ content: [{ type: 'text', text: 'ok' }] });
+  });
+
+  it('lets a result of exactly the limit through, and refuses one byte more', async () => {
+    answer = { content: [{ type: 'text', text: 'é'.repeat(50) }] };
+    const size = bytesOf(answer);
+    let client = await connect({ tools: { big: { maxBytes: size } } });
+    expect(asSent(await client.callTool('big'))).toEqual(answer);
+    client = await connect({ tools: { big: { maxBytes: size - 1 } } });
+    expect((await client.callTool('big')).isError).toBe(true);
+  });
+
+  it('truncates text content at a code point to the limit exactly, keeping structuredContent and the items before', async () => {
+    // Two-byte, three-byte and four-byte characters, and characters JSON escapes.
+    const text = 'aé€😀"\\\n'.repeat(40);
+    answer = { content: [{ type: 'text', text: 'first' }, { type: 'text', text }, { type: 'text', text: 'dropped' }], structuredContent: { n: 1 } };
+    const size = bytesOf(answer);
+    for (const limit of [200, 201, 202, 203, 204, 250]) {
+      const client = await connect({ tools: { big: { maxBytes: limit, truncate: true } } });
+      const result = asSent(await client.callTool('big')) as { content: Array<{ type: string; text: string }>; structuredContent: unknown };
+      expect(bytesOf(result)).toBeLessThanOrEqual(limit);
+      expect(result.structuredContent).toEqual({ n: 1 });
+      expect(result.content).toHaveLength(2);
+      expect(result.content[0]).toEqual({ type: 'text', text: 'first' });
+      const marker = `\n${truncationMarker(size, limit)}`;
+      const cut = result.content[1].text;
+      expect(cut.endsWith(marker)).toBe(true);
+      const kept = cut.slice(0, -marker.length);
+      expect(text.startsWith(kept)).toBe(true);
+      // Cut at a code point: no half of a surrogate pair is left at the end.
+      expect(/[\ud800-\udbff]$/.test(kept)).toBe(false);
+      // The longest prefix that fits: one more code point would go over.
+      const next = [...text.slice(kept.length)][0];
+      const longer = { ...result, content: [result.content[0], { type: 'text', text: kept + next + marker }] };
+      expect(bytesOf(longer)).toBeGreaterThan(limit);
+    }
+  });
+
+  it('drops an item that cannot be cut and ends with the marker as a text item of its own', async () => {
+    answer = { content: [{ type: 'text', text: 'kept' }, { type: 'image', data: 'A'.repeat(400), mimeType: 'image/png' }, { type: 'text', text: 'later' }] };
+    const size = bytesOf(answer);
+    const client = await connect({ maxBytes: 150, truncate: true });
+    const result = asSent(await client.callTool('big'));
+    expect(result).toEqual({ content: [{ type: 'text', text: 'kept' }, { type: 'text', text: truncationMarker(size, 150) }] });
+    expect(bytesOf(result)).toBeLessThanOrEqual(150);
+  });
+
+  it('answers the tool error when structuredContent alone is over the limit, even with truncate', async () => {
+    answer = { content: [{ type: 'text', text: 'short' }], structuredContent: { blob: 'b'.repeat(300) } };
+    const client = await connect({ tools: { big: { maxBytes: 200, truncate: true } } });
+    const result = await client.callTool('big');
+    expect(result.isError).toBe(true);
+    expect(result.content[0].text).toContain('over the limit of 200 bytes');
+  });
+
+  it('applies @MaxResultSize, and options for the same tool win over it', async () => {
+    let client = await connect({});
+    expect((await client.callTool('declared')).content[0].text).toMatch(/^The result of tool "declared" is \d+ bytes, over the limit of 120 bytes$/);
+    const cut = asSent(await client.callTool('cut'));
+    expect(bytesOf(cut)).toBeLessThanOrEqual(120);
+    expect((cut as { content: Array<{ text: string }> }).content[0].text).toMatch(/^y+\n…\[truncated: the result was \d+ bytes, the limit is 120\]$/);
+
+    client = await connect({ tools: { declared: { maxBytes: 10_000 } } });
+    expect((await client.callTool('declared')).content[0].text).toBe('x'.repeat(200));
+  });
+
+  it('answers a JSON-RPC error for a resource or prompt over its limit, and nothing for one within it', async () => {
+    const client = await connect({ resources: { 'mem://big': { maxBytes: 100 } }, prompts: { long: { maxBytes: 100 } } });
+    const read = client.readResource('mem://big');
+    await expect(read).rejects.toBeInstanceOf(McpRequestError);
+    await expect(read).rejects.toMatchObject({ code: -32603, data: { limit: 100 } });
+    await expect(read).rejects.toThrow(/resource "mem:\/\/big" is \d+ bytes, over the limit of 100 bytes/);
+    await expect(client.getPrompt('long')).rejects.toMatchObject({ code: -32603, message: expect.stringMatching(/prompt "long" is \d+ bytes/) });
+
+    const roomy = await connect({ maxBytes: 10_000 });
+    expect((await roomy.readResource('mem://big')).contents[0].text).toBe('z'.repeat(500));
+  });
+
+  it('checks its options when added, naming the option', () => {
+    const server = () => new McpServer({ name: 's', version: '1.0.0', providers: [Big] });
+    expect(() => server().plugin(resultSizeLimit, { maxBytes: 0 })).toThrow('resultSizeLimit: maxBytes must be a positive whole number of bytes, not 0');
+    expect(() => server().plugin(resultSizeLimit, { tools: { big: { maxBytes: 1.5 } } })).toThrow('resultSizeLimit: tools["big"].maxBytes must be a positive whole number');
+    expect(() => server().plugin(resultSizeLimit, { resources: { 'mem://big': { maxBytes: 10, truncate: true } } })).toThrow(DefinitionError);
+    expect(() => MaxResultSize(-1)).toThrow('@MaxResultSize(maxBytes) must be a positive whole number of bytes, not -1');
+  });
+});
