@@ -134,11 +134,16 @@ describe('MemoryRateLimitStore, memory', () => {
     expect((await store.take('c', rule)).allowed).toBe(true);
   });
 
-  it('starts a key afresh when its rule changes', async () => {
+  it('starts a key afresh when its window changes, and keeps the two algorithms apart', async () => {
     const store = new MemoryRateLimitStore({ now: () => 0 });
     expect((await store.take('k', window(1, 1000))).allowed).toBe(true);
     expect((await store.take('k', window(1, 1000))).allowed).toBe(false);
     expect((await store.take('k', bucket(1, 1000))).allowed).toBe(true);
+    expect((await store.take('k', window(1, 1000))).allowed).toBe(false);
+    expect((await store.take('k', window(1, 2000))).allowed).toBe(true);
+    // A window's limit may change and its log stays: one counted, a second allowed, a third refused.
+    expect(await store.take('k', window(2, 2000))).toEqual({ allowed: true, remaining: 0, retryAfterMs: 0 });
+    expect((await store.take('k', window(2, 2000))).allowed).toBe(false);
   });
 
   it('checks its options', () => {

@@ -79,6 +79,8 @@ export class MemoryRateLimitStore implements RateLimitStore {
   takeNow(key: string, rule: RateRule): RateDecision {
     const now = this.now();
     if (now >= this.nextSweep) this.sweep(now);
+    // The two algorithms of one key count apart, as in every store.
+    key = (rule.algorithm === 'token-bucket' ? 'b' : 'w') + key;
     let entry = this.entries.get(key);
     if (entry !== undefined) {
       // Moved to the end: the map's order is the order of last use, so the first key is the one to drop.
@@ -102,9 +104,9 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 }
 
-/** Whether an entry counts under this rule (a key's rule changed: it starts afresh). */
+/** Whether an entry counts under this rule (a key's window changed, or a bucket's limit: it starts afresh). */
 function fits(entry: Entry, rule: RateRule): boolean {
-  if (entry.algorithm !== rule.algorithm || entry.windowMs !== rule.windowMs) return false;
+  if (entry.windowMs !== rule.windowMs) return false;
   return entry.algorithm === 'sliding-window' || entry.limit === rule.limit;
 }
 
