@@ -4,7 +4,12 @@
 # are there:
 #
 #   npm run release:local            publishes, then keeps the registry running until Ctrl+C and
-#                                    prints how to use it (npm create typemcp@latest … --registry …)
+#                                    prints how to use it (npm create typemcp@latest … --registry …);
+#                                    it listens on 127.0.0.1:4873 (--port N, RELEASE_PORT) and keeps
+#                                    its storage in .conformance/registry (--storage dir,
+#                                    RELEASE_STORAGE), so projects made from it still install after
+#                                    Ctrl+C and the next start; --no-publish serves that storage as it
+#                                    is, --clean removes it (options: scripts/release/registry.js)
 #   npm run release:local -- --check publishes, then, as a user in a folder outside the repository
 #                                    with only that registry configured: npm create typemcp@latest
 #                                    my-server, npm install, npm test, npm run build, and the
@@ -18,8 +23,12 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 CACHE="${RELEASE_CACHE:-$ROOT/.conformance}"
 VERDACCIO_VERSION=6.8.0
+OPTIONS="$(node "$ROOT/scripts/release/registry.js" options "$@")" || exit 2
+eval "$OPTIONS"
+if [[ "$MODE" == help ]]; then printf '%s' "$USAGE"; exit 0; fi
+if [[ "$MODE" == clean ]]; then rm -rf "$STORAGE"; printf 'release-local: removed %s\n' "$STORAGE" >&2; exit 0; fi
 CHECK=""
-[[ "${1:-}" == "--check" ]] && CHECK=1
+[[ "$MODE" == check ]] && CHECK=1
 
 export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 log() { printf '== %s\n' "$*" >&2; }
@@ -46,45 +55,44 @@ if [[ ! -f "$DIR/.installed" || "$(cat "$DIR/.installed")" != "$WANT" ]]; then
   printf '%s' "$WANT" > "$DIR/.installed"
 fi
 
-PORT="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+# --check: a throwaway registry on a free port. Otherwise: a stable port and a storage that
+# outlives this run (the packages of this tree are published into it again on each start).
+if [[ -n "$CHECK" ]]; then
+  DATA="$WORK"
+  [[ "$PORT" == 0 ]] && PORT="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+else
+  DATA="$STORAGE"
+  curl -sf "http://127.0.0.1:$PORT/-/ping" >/dev/null 2>&1 && die "a registry already answers on 127.0.0.1:$PORT (an earlier release:local?): stop it, or pass --port N"
+  if [[ -n "$PUBLISH" ]]; then rm -rf "$DATA/storage/@typemcp" "$DATA/storage/create-typemcp"; fi
+fi
 REGISTRY="http://127.0.0.1:$PORT/"
 UPSTREAM="$(npm config get registry)"
-mkdir -p "$WORK/storage"
-cat > "$WORK/config.yaml" <<YAML
-storage: $WORK/storage
-auth:
-  htpasswd:
-    file: $WORK/htpasswd
-    max_users: 10
-uplinks:
-  upstream:
-    url: $UPSTREAM
-    timeout: 60s
-packages:
-  '@typemcp/*':
-    access: \$all
-    publish: \$authenticated
-  'create-typemcp':
-    access: \$all
-    publish: \$authenticated
-  '**':
-    access: \$all
-    proxy: upstream
-listen: 127.0.0.1:$PORT
-log: { type: stdout, format: pretty, level: warn }
-YAML
-node "$DIR/node_modules/verdaccio/bin/verdaccio" --config "$WORK/config.yaml" > "$WORK/verdaccio.log" 2>&1 &
+mkdir -p "$DATA/storage"
+node "$ROOT/scripts/release/registry.js" config "$DATA" "$PORT" "$UPSTREAM" > "$DATA/config.yaml"
+node "$DIR/node_modules/verdaccio/bin/verdaccio" --config "$DATA/config.yaml" > "$DATA/verdaccio.log" 2>&1 &
 VERDACCIO_PID=$!
 for _ in $(seq 150); do
   curl -sf "${REGISTRY}-/ping" >/dev/null 2>&1 && break
-  kill -0 "$VERDACCIO_PID" 2>/dev/null || { cat "$WORK/verdaccio.log" >&2; die "verdaccio exited during startup"; }
+  kill -0 "$VERDACCIO_PID" 2>/dev/null || { cat "$DATA/verdaccio.log" >&2; die "verdaccio exited during startup"; }
   sleep 0.2
 done
 curl -sf "${REGISTRY}-/ping" >/dev/null || die "verdaccio does not answer at $REGISTRY"
-log "verdaccio $VERDACCIO_VERSION at $REGISTRY (third-party packages from $UPSTREAM)"
+KEPT=""
+[[ -z "$CHECK" ]] && KEPT="; storage kept in ${DATA#"$ROOT"/}"
+log "verdaccio $VERDACCIO_VERSION at $REGISTRY (third-party packages from $UPSTREAM$KEPT)"
 
-# A publisher account, and an npm configuration that knows only this registry.
-TOKEN="$(curl -sf -X PUT -H 'content-type: application/json' -d '{"name":"release","password":"release-local"}' "${REGISTRY}-/user/org.couchdb.user:release" | node -e 'let t="";process.stdin.on("data",(d)=>t+=d).on("end",()=>console.log(JSON.parse(t).token))')"
+if [[ -z "$CHECK" && -z "$PUBLISH" ]]; then
+  log "serving the packages published before, at $REGISTRY until Ctrl+C (npm run release:local -- --clean removes them)"
+  wait "$VERDACCIO_PID"
+  exit 0
+fi
+
+# A publisher account (made on the first run, signed into on later ones with a kept storage),
+# and an npm configuration that knows only this registry.
+ACCOUNT='{"name":"release","password":"release-local"}'
+token() { node -e 'let t="";process.stdin.on("data",(d)=>t+=d).on("end",()=>{try{console.log(JSON.parse(t).token??"")}catch{console.log("")}})'; }
+TOKEN="$(curl -s -X PUT -H 'content-type: application/json' -d "$ACCOUNT" "${REGISTRY}-/user/org.couchdb.user:release" | token)"
+[[ -n "$TOKEN" ]] || TOKEN="$(curl -s -X PUT -u release:release-local -H 'content-type: application/json' -d "$ACCOUNT" "${REGISTRY}-/user/org.couchdb.user:release" | token)"
 [[ -n "$TOKEN" && "$TOKEN" != undefined ]] || die "could not create a publisher on $REGISTRY"
 NPMRC="$WORK/npmrc"
 printf 'registry=%s\n//127.0.0.1:%s/:_authToken=%s\n' "$REGISTRY" "$PORT" "$TOKEN" > "$NPMRC"
@@ -99,8 +107,10 @@ for dir in $(node -e 'console.log(require(process.argv[1]).PUBLISHED.join(" "))'
 done
 
 if [[ -z "$CHECK" ]]; then
-  log "the packages are at $REGISTRY until Ctrl+C. Try them as a user would:"
-  log "  npm create typemcp@latest my-server --registry $REGISTRY && cd my-server && npm install --registry $REGISTRY"
+  log "the packages are at $REGISTRY until Ctrl+C; they stay in ${DATA#"$ROOT"/} for the next start"
+  log "(npm run release:local -- --no-publish serves them again as they are; -- --clean removes them). Try them as a user would:"
+  log "  npm create typemcp@latest my-server --registry $REGISTRY && cd my-server && npm install"
+  log "  (the project's .npmrc keeps @typemcp:registry=$REGISTRY, so npm install @typemcp/auth works too)"
   wait "$VERDACCIO_PID"
   exit 0
 fi

@@ -1,6 +1,9 @@
 /** scripts/release: one version line for the published packages, and the manifests it publishes. */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { parse as parseYaml } from 'yaml';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const { bumpManifest, bumpChangelog } = require(path.join(root, 'scripts', 'release', 'version.js')) as {
@@ -8,6 +11,10 @@ const { bumpManifest, bumpChangelog } = require(path.join(root, 'scripts', 'rele
   bumpChangelog(text: string, version: string, date: string): string;
 };
 const { PUBLISHED } = require(path.join(root, 'scripts', 'release', 'packages.js')) as { PUBLISHED: string[] };
+const registry = require(path.join(root, 'scripts', 'release', 'registry.js')) as {
+  parseOptions(argv: string[], env?: Record<string, string | undefined>): { mode: string; port?: number; storage?: string; publish?: boolean };
+  verdaccioConfig(dir: string, port: number, upstream: string): string;
+};
 
 describe('the version line', () => {
   it('moves a published package and its ranges on the line together, and leaves other ranges alone', () => {
@@ -48,5 +55,63 @@ describe('the version line', () => {
       });
       expect(fs.existsSync(path.join(root, 'packages', PUBLISHED[i], 'LICENSE'))).toBe(true);
     });
+  });
+});
+
+describe('the local registry of npm run release:local', () => {
+  const storage = path.join(root, '.conformance', 'registry');
+
+  it('listens on a stable port and keeps its storage in .conformance/registry between runs, both overridable', () => {
+    expect(registry.parseOptions([], {})).toEqual({ mode: 'serve', port: 4873, storage, publish: true });
+    expect(registry.parseOptions(['--port', '5000', '--storage', '/tmp/reg'], {})).toEqual({ mode: 'serve', port: 5000, storage: path.resolve('/tmp/reg'), publish: true });
+    expect(registry.parseOptions([], { RELEASE_PORT: '4999', RELEASE_STORAGE: '/srv/reg' })).toEqual({ mode: 'serve', port: 4999, storage: path.resolve('/srv/reg'), publish: true });
+    expect(registry.parseOptions(['--no-publish'], {})).toMatchObject({ mode: 'serve', publish: false });
+    expect(registry.parseOptions(['--clean'], {})).toMatchObject({ mode: 'clean', storage });
+  });
+
+  it('checks the release path in a throwaway registry on a free port, as before', () => {
+    expect(registry.parseOptions(['--check'], { RELEASE_PORT: '4999' })).toEqual({ mode: 'check', port: 0, storage: undefined, publish: true });
+    expect(() => registry.parseOptions(['--check', '--storage', '/tmp/reg'], {})).toThrow('--check publishes into a throwaway registry');
+  });
+
+  it('refuses what it does not know, saying why', () => {
+    expect(() => registry.parseOptions(['--port', '99999'], {})).toThrow('--port must be a port number (1-65535), not "99999"');
+    expect(() => registry.parseOptions(['--port'], {})).toThrow('--port needs a value');
+    expect(() => registry.parseOptions(['--colour'], {})).toThrow('unknown option --colour');
+    expect(() => registry.parseOptions([], { RELEASE_PORT: 'abc' })).toThrow('RELEASE_PORT must be a port number');
+  });
+
+  it("keeps verdaccio's packages and users in the storage folder, and proxies the rest upstream", () => {
+    const config = parseYaml(registry.verdaccioConfig('/data/reg', 4873, 'https://registry.npmjs.org/'));
+    expect(config).toMatchObject({
+      storage: '/data/reg/storage',
+      auth: { htpasswd: { file: '/data/reg/htpasswd' } },
+      uplinks: { upstream: { url: 'https://registry.npmjs.org/' } },
+      listen: '127.0.0.1:4873',
+      packages: { '@typemcp/*': { access: '$all', publish: '$authenticated' }, 'create-typemcp': { publish: '$authenticated' }, '**': { proxy: 'upstream' } },
+    });
+  });
+
+  it('says its options through local.sh, and exits with 2 on a bad one before starting anything', () => {
+    const help = spawnSync('bash', [path.join(root, 'scripts', 'release', 'local.sh'), '--help'], { encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('--port N          the port on 127.0.0.1 (default 4873, or RELEASE_PORT)');
+    expect(help.stdout).toContain('--clean           remove the storage, then exit');
+    const bad = spawnSync('bash', [path.join(root, 'scripts', 'release', 'local.sh'), '--port', 'x'], { encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('release-local: --port must be a port number');
+  });
+
+  it('removes the storage with --clean, and nothing else', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'typemcp-registry-'));
+    try {
+      fs.mkdirSync(path.join(dir, 'reg', 'storage', '@typemcp'), { recursive: true });
+      fs.writeFileSync(path.join(dir, 'keep'), '');
+      const clean = spawnSync('bash', [path.join(root, 'scripts', 'release', 'local.sh'), '--clean', '--storage', path.join(dir, 'reg')], { encoding: 'utf8' });
+      expect(clean.status).toBe(0);
+      expect(fs.readdirSync(dir)).toEqual(['keep']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
