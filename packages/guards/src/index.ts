@@ -5,3 +5,5 @@ export { MaxResultSize, resultSizeLimit, truncationMarker } from './resultSize';
 export type { ResultSizeOptions, ResultSizeSettings } from './resultSize';
 export { rateLimit, RateLimit, MemoryRateLimitStore } from './rateLimit';
 export type { RateLimitOptions, RateLimitRule, ItemRateLimit, AddressRateLimit, RatePer, MemoryRateLimitStoreOptions, RateLimitStore, RateRule, RateDecision, RateAlgorithm } from './rateLimit';
+export { ResultCache, CacheResult, MemoryResultCache } from './cache';
+export type { CacheScope, CacheSettings, ResultCacheOptions, MemoryResultCacheOptions, ResultCacheStore } from './cache';
