@@ -163,7 +163,8 @@ class Limiter {
     const { limit, windowMs, per } = check.limit;
     const retryAfterMs = Number.isFinite(decision.retryAfterMs) && decision.retryAfterMs > 0 ? decision.retryAfterMs : 0;
     const whom = verb === 'may send' ? '' : per === 'caller' ? ' per caller' : ' across all callers';
-    const message = `Rate limit: ${check.subject} ${verb} ${limit} ${check.unit} per ${duration(windowMs)}${whom}; retry in ${Math.max(1, Math.ceil(retryAfterMs / 1000))} s`;
+    const unit = limit === 1 ? check.unit.replace(/s$/, '') : check.unit;
+    const message = `Rate limit: ${check.subject} ${verb} ${limit} ${unit} per ${duration(windowMs)}${whom}; retry in ${Math.max(1, Math.ceil(retryAfterMs / 1000))} s`;
     return new RateLimitedError(message, retryAfterMs, this.options.quota ? { limit, remaining: Math.max(0, Math.floor(decision.remaining) || 0) } : {});
   }
 
