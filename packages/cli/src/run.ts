@@ -85,6 +85,9 @@ Options:
   --outfile path         the bundle (default dist/bundle/server.js; server.mjs for an ES module
                          entry, bun and deno; worker.mjs for workers)
   --no-precompile        leave the validators to be compiled at run time (not for workers)
+  --nodejs-compat        for workers: the Worker runs with the nodejs_compat flag, so Node's
+                         modules (node:timers/promises, …) stay imports for workerd; also on when
+                         the project's wrangler.toml or wrangler.json lists nodejs_compat
   --metafile             also write esbuild's metafile (<bundle>.meta.json): what the bundle holds
   --minify               minify the bundle (class and function names are kept)
   --sourcemap            write a source map beside it
@@ -134,7 +137,7 @@ const OPTIONS: Record<Command, Options> = {
   dev: { stdio: { type: 'boolean' }, http: { type: 'boolean' }, port: { type: 'string' }, watch: { type: 'boolean', default: true } },
   inspect: { json: { type: 'boolean' }, protocol: { type: 'string' } },
   call: { args: { type: 'string' }, entry: { type: 'string' }, json: { type: 'boolean' }, protocol: { type: 'string' } },
-  build: { target: { type: 'string' }, precompile: { type: 'boolean', default: true }, metafile: { type: 'boolean' }, outfile: { type: 'string' }, minify: { type: 'boolean' }, sourcemap: { type: 'boolean' }, snapshot: { type: 'boolean' }, tsc: { type: 'boolean', default: true } },
+  build: { target: { type: 'string' }, precompile: { type: 'boolean', default: true }, metafile: { type: 'boolean' }, outfile: { type: 'string' }, minify: { type: 'boolean' }, sourcemap: { type: 'boolean' }, snapshot: { type: 'boolean' }, tsc: { type: 'boolean', default: true }, 'nodejs-compat': { type: 'boolean' } },
   ui: { outdir: { type: 'string' }, connect: { type: 'string', multiple: true }, minify: { type: 'boolean', default: true } },
   registry: { remote: { type: 'string', multiple: true }, package: { type: 'boolean', default: true }, server: { type: 'string' }, output: { type: 'string' }, force: { type: 'boolean' } },
 };
@@ -212,6 +215,7 @@ export async function run(argv: string[], out: Output = createOutput(), write: (
             sourcemap: values.sourcemap === true,
             snapshot: values.snapshot === true,
             tsc: values.tsc !== false,
+            nodejsCompat: values['nodejs-compat'] === true,
           },
           out,
         );

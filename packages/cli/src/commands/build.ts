@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import type { Output } from '../output';
@@ -24,6 +25,12 @@ export interface BuildOptions {
   snapshot: boolean;
   /** Also write esbuild's metafile beside the bundle (`<bundle>.meta.json`): what went into it. */
   metafile?: boolean;
+  /**
+   * For workers: the Worker runs with the `nodejs_compat` flag, so Node's modules (`node:…`)
+   * are left to the runtime instead of stopping the build. Also on when the project's wrangler
+   * configuration lists `nodejs_compat` in `compatibility_flags`.
+   */
+  nodejsCompat?: boolean;
 }
 
 /**
@@ -60,6 +67,7 @@ export async function build(options: BuildOptions, out: Output): Promise<number>
   const outfile = path.resolve(options.outfile ?? path.join('dist', 'bundle', target === 'workers' ? 'worker.mjs' : format === 'esm' ? 'server.mjs' : 'server.js'));
   // The generated validators sit beside the bundle while esbuild takes them in.
   const validators = path.join(path.dirname(outfile), '.typemcp-validators.cjs');
+  const nodejsCompat = target === 'workers' && (options.nodejsCompat === true || wranglerHasNodejsCompat(cwd, path.dirname(outfile)));
   let precompiled = options.precompile ?? true;
   let exportNames: string[] = [];
   if (precompiled) {
@@ -94,6 +102,8 @@ export async function build(options: BuildOptions, out: Output): Promise<number>
       outfile,
       bundle: true,
       ...TARGET_SETTINGS[target],
+      // With nodejs_compat, workerd has Node's modules: they stay imports of the bundle.
+      external: nodejsCompat ? ['node:*', ...builtinModules] : undefined,
       plugins: target === 'workers' && precompiled ? [withoutAjvCompiler] : [],
       format,
       // CommonJS packages inside an ES module bundle still call require (for Node's modules).
@@ -108,6 +118,13 @@ export async function build(options: BuildOptions, out: Output): Promise<number>
   } catch (error) {
     fs.rmSync(validators, { force: true });
     reportEsbuildErrors(error, out);
+    const nodeModule = target === 'workers' ? unresolvedNodeModule(error) : undefined;
+    if (nodeModule) {
+      out.error(
+        `${nodeModule} is one of Node's modules, which a Worker has only with the nodejs_compat flag: pass --nodejs-compat ` +
+          `(or put compatibility_flags = ["nodejs_compat"] in the project's wrangler.toml), or leave Node's modules out of the Worker's code`,
+      );
+    }
     out.error('esbuild could not bundle the entry; no bundle was made');
     return 1;
   }
@@ -116,7 +133,7 @@ export async function build(options: BuildOptions, out: Output): Promise<number>
   const size = fs.statSync(outfile).size;
   const shown = path.relative(cwd, outfile);
   out.info(`${out.green('built')} ${shown.startsWith('..') ? outfile : shown} ${formatSize(size)} in ${Date.now() - started} ms`);
-  if (target === 'workers') writeWranglerConfig(cwd, outfile, out);
+  if (target === 'workers') writeWranglerConfig(cwd, outfile, nodejsCompat, out);
   try {
     if (!options.snapshot) return 0;
     const preloads = [...(precompiled ? [validators] : []), ...snapshotPreloads(entry, result.metafile, cwd, undefined, { ajv: !precompiled })];
@@ -242,9 +259,14 @@ export function wrapperSource(target: BuildTarget, format: 'esm' | 'cjs', entry:
 }
 
 /** A wrangler.toml beside the Worker's bundle, for `wrangler dev` and `wrangler deploy`; one written before is kept. */
-function writeWranglerConfig(cwd: string, outfile: string, out: Output): void {
+function writeWranglerConfig(cwd: string, outfile: string, nodejsCompat: boolean, out: Output): void {
   const config = path.join(path.dirname(outfile), 'wrangler.toml');
-  if (fs.existsSync(config)) return;
+  if (fs.existsSync(config)) {
+    if (nodejsCompat && !compatibilityFlags(fs.readFileSync(config, 'utf8')).includes('nodejs_compat')) {
+      out.info(out.dim(`warning: ${path.relative(cwd, config)} (kept from an earlier build) has no compatibility_flags = ["nodejs_compat"]: add it, or remove the file to have it written again`));
+    }
+    return;
+  }
   let name = 'typemcp-server';
   try {
     const manifest = JSON.parse(fs.readFileSync(path.join(cwd, 'package.json'), 'utf8')) as { name?: string };
@@ -260,12 +282,38 @@ function writeWranglerConfig(cwd: string, outfile: string, out: Output): void {
       `main = ${JSON.stringify(path.basename(outfile))}`,
       `compatibility_date = "${WORKERS_COMPATIBILITY_DATE}"`,
       'no_bundle = true',
+      ...(nodejsCompat ? ['compatibility_flags = ["nodejs_compat"]'] : []),
       '',
       '# requestState.secret: `npx wrangler secret put MCP_REQUEST_STATE_SECRET`, or .dev.vars beside this file locally.',
       '',
     ].join('\n'),
   );
   out.info(`${out.green('wrote')} ${path.relative(cwd, config)}`);
+}
+
+/** The names of wrangler's configuration files, TOML or JSON. */
+const WRANGLER_CONFIGS = ['wrangler.toml', 'wrangler.json', 'wrangler.jsonc'];
+
+/** Whether the project's wrangler configuration (or the one kept beside the bundle) turns on nodejs_compat. */
+export function wranglerHasNodejsCompat(cwd: string, bundleDir: string): boolean {
+  const files = [...WRANGLER_CONFIGS.map((name) => path.join(cwd, name)), path.join(bundleDir, 'wrangler.toml')];
+  return files.some((file) => fs.existsSync(file) && compatibilityFlags(fs.readFileSync(file, 'utf8')).includes('nodejs_compat'));
+}
+
+/** The `compatibility_flags` of a wrangler.toml (`compatibility_flags = [ … ]`) or wrangler.json(c) (`"compatibility_flags": [ … ]`). */
+export function compatibilityFlags(text: string): string[] {
+  const withoutComments = text.replace(/^\s*(#|\/\/).*$/gm, '');
+  const list = /(?:^|[\s{,])"?compatibility_flags"?\s*[=:]\s*\[([^\]]*)\]/m.exec(withoutComments)?.[1];
+  return list === undefined ? [] : [...list.matchAll(/["']([^"']+)["']/g)].map((match) => match[1]);
+}
+
+/** The Node module (`node:timers/promises`, `fs`) esbuild could not resolve for a Worker, if that is why it failed. */
+function unresolvedNodeModule(error: unknown): string | undefined {
+  for (const { text } of (error as { errors?: Array<{ text: string }> }).errors ?? []) {
+    const name = /^Could not resolve "([^"]+)"/.exec(text)?.[1];
+    if (name && (name.startsWith('node:') || builtinModules.includes(name))) return name;
+  }
+  return undefined;
 }
 
 /** The newest compatibility date the workerd of the wrangler we test with accepts. */
