@@ -1,6 +1,8 @@
 export { callerOf, ClientAddresses } from './callers';
 export type { Caller } from './callers';
 export type { PerItem } from './items';
+export { Timeout, timeouts } from './timeout';
+export type { TimeoutOptions } from './timeout';
 export { MaxResultSize, resultSizeLimit, truncationMarker } from './resultSize';
 export type { ResultSizeOptions, ResultSizeSettings } from './resultSize';
 export { rateLimit, RateLimit, MemoryRateLimitStore } from './rateLimit';

@@ -1,0 +1,2 @@
+export { Timeout, timeouts } from './timeouts';
+export type { TimeoutOptions } from './timeouts';
