@@ -1,0 +1,227 @@
+import { DefinitionError } from '@typemcp/core';
+import type { JsonSchema, ObservedRequest, Plugin, PluginHost, RequestOutcome } from '@typemcp/core';
+import { principalCaller } from '../callers';
+import { declareGuard, itemSettings } from '../items';
+
+/** The plugin's name, and the key its decorator declares under. */
+const NAME = 'guards:audit';
+
+/** Written in place of an opted-in argument whose schema says `writeOnly` (`@Sensitive`). */
+export const SENSITIVE = '[sensitive]';
+
+/** Client-chosen text (a method, a tool name, a uri) is cut here, so a line stays a line. */
+const MAX_TEXT = 256;
+
+/**
+ * Where the audit log goes: a pino-compatible logger (`pino()`, a child of one, or
+ * `jsonLinesLogger()`). Errors and refusals go to `warn` when it has one, the rest to `info`.
+ */
+export interface AuditLogger {
+  info(object: AuditEntry, message?: string): unknown;
+  warn?(object: AuditEntry, message?: string): unknown;
+}
+
+/** Who made a request: its principal's subject, else its client's address over HTTP, else the one local client (no id). */
+export interface AuditCaller {
+  readonly kind: 'principal' | 'address' | 'local';
+  readonly id?: string;
+}
+
+/** One request, as the audit log records it when it ends. */
+export interface AuditEntry {
+  /** When it arrived, ISO 8601. */
+  readonly time: string;
+  readonly requestId: string | number;
+  /** Its handshake-era session, when it has one. */
+  readonly sessionId?: string;
+  readonly caller: AuditCaller;
+  readonly method: string;
+  /** The tool or prompt name, or the resource uri, that the request names (as the client wrote it). */
+  readonly item?: string;
+  readonly outcome: 'result' | 'tool_error' | 'error' | 'cancelled';
+  /** The JSON-RPC error code sent, for an `error` outcome. */
+  readonly errorCode?: number;
+  readonly durationMs: number;
+  /** UTF-8 bytes of the request's params as JSON. */
+  readonly requestBytes: number;
+  /** UTF-8 bytes of the result or the error as JSON; 0 when nothing was answered. */
+  readonly responseBytes: number;
+  /** The protocol version the request speaks, when known. */
+  readonly protocolVersion?: string;
+  /** The arguments the options (or `@AuditArguments`) let in, by name; sensitive ones as `"[sensitive]"`. */
+  readonly arguments?: Readonly<Record<string, unknown>>;
+}
+
+/** `server.plugin(auditLog, options)`. */
+export interface AuditLogOptions {
+  /** Receives one entry per request; one that throws is reported, and the request goes on. */
+  readonly logger: AuditLogger;
+  /**
+   * Arguments to record, per tool, by name: `{ tools: { add_bookmark: ['url', 'tags'] } }`.
+   * None are recorded otherwise. An argument whose schema says `writeOnly` (`@Sensitive`) is
+   * recorded as `"[sensitive]"` even when named here.
+   */
+  readonly arguments?: { readonly tools?: Readonly<Record<string, readonly string[]>> };
+}
+
+/**
+ * Names the arguments of one tool that the audit log records, unless the plugin's options name
+ * them for that tool: `@AuditArguments('url', 'tags')`. A `writeOnly` (`@Sensitive`) one is
+ * recorded as `"[sensitive]"` all the same.
+ */
+export function AuditArguments(...names: string[]): MethodDecorator {
+  checkNames(names, '@AuditArguments');
+  return declareGuard(NAME, Object.freeze([...names]));
+}
+
+/**
+ * The audit log: one structured entry per request, written when the request ends (see
+ * `AuditEntry`), to the logger the author gives. It only listens (an observer): it never
+ * changes an answer nor delays one, and a logger that throws is reported.
+ */
+export const auditLog: Plugin<AuditLogOptions> = {
+  name: NAME,
+  register(host, options) {
+    const { logger, fields } = checkOptions(options);
+    host.observe({ request: (request) => heard(host, logger, fields, request) });
+  },
+};
+
+/** What one request's end writes: the entry is made at arrival, finished and written when it ends. */
+function heard(host: PluginHost, logger: AuditLogger, fields: AuditLogOptions['arguments'], request: ObservedRequest): (outcome: RequestOutcome) => void {
+  const started = performance.now();
+  const time = new Date().toISOString();
+  const requestBytes = jsonBytes(request.params);
+  const item = itemNamed(request);
+  // Taken now, as received: what middleware later does to the params is not what the client sent.
+  const args = request.method === 'tools/call' ? recordedArguments(host, fields, request) : undefined;
+  return (outcome) => {
+    const entry: Record<string, unknown> = { time, requestId: request.id };
+    if (request.sessionId !== undefined) entry.sessionId = request.sessionId;
+    entry.caller = callerOf(request);
+    entry.method = clip(request.method);
+    if (item !== undefined) entry.item = item;
+    entry.outcome = outcome.type;
+    if (outcome.type === 'error') entry.errorCode = outcome.error.code;
+    entry.durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+    entry.requestBytes = requestBytes;
+    entry.responseBytes = outcome.type === 'cancelled' ? 0 : jsonBytes(outcome.type === 'error' ? outcome.error : outcome.result);
+    if (request.protocolVersion !== undefined) entry.protocolVersion = request.protocolVersion;
+    if (args !== undefined) entry.arguments = args;
+    write(host, logger, outcome.type === 'error' || outcome.type === 'tool_error', entry as unknown as AuditEntry);
+  };
+}
+
+function write(host: PluginHost, logger: AuditLogger, warning: boolean, entry: AuditEntry): void {
+  try {
+    const written = warning && typeof logger.warn === 'function' ? logger.warn(entry, 'mcp request') : logger.info(entry, 'mcp request');
+    // A logger that answers with a promise may fail later: that is reported too.
+    if (written !== null && typeof written === 'object' && typeof (written as { then?: unknown }).then === 'function') {
+      (written as Promise<unknown>).then(undefined, (error: unknown) => host.reportError('the audit logger failed', error));
+    }
+  } catch (error) {
+    host.reportError('the audit logger failed', error);
+  }
+}
+
+/** The caller as `callerOf` sees it, from what an observer hears. */
+function callerOf(request: ObservedRequest): AuditCaller {
+  if (request.principal !== undefined) return { kind: 'principal', id: principalCaller(request.principal).id };
+  if (request.clientAddress !== undefined) return { kind: 'address', id: request.clientAddress };
+  // Over HTTP (tcp) from an address the host does not know: still the network, not the local client.
+  return request.networkTransport === 'tcp' ? { kind: 'address', id: 'unknown' } : { kind: 'local' };
+}
+
+/** The item a request names, from its params alone (an unknown name is worth recording too). */
+function itemNamed(request: ObservedRequest): string | undefined {
+  const { name, uri } = request.params;
+  switch (request.method) {
+    case 'tools/call':
+    case 'prompts/get':
+      return typeof name === 'string' ? clip(name) : undefined;
+    case 'resources/read':
+    case 'resources/subscribe':
+    case 'resources/unsubscribe':
+      return typeof uri === 'string' ? clip(uri) : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** The opted-in arguments of a tool call, each as sent unless its schema says it is `writeOnly`. */
+function recordedArguments(host: PluginHost, fields: AuditLogOptions['arguments'], request: ObservedRequest): Record<string, unknown> | undefined {
+  const found = itemSettings<readonly string[]>(host, NAME, fields, request.method, request.params);
+  if (found === undefined || found.settings === undefined || found.settings.length === 0) return undefined;
+  const sent = request.params.arguments;
+  if (typeof sent !== 'object' || sent === null || Array.isArray(sent)) return undefined;
+  const schema = found.item.inputSchema;
+  const recorded: Record<string, unknown> = {};
+  for (const name of found.settings) {
+    if (!Object.prototype.hasOwnProperty.call(sent, name)) continue;
+    recorded[name] = isWriteOnly(schema, name) ? SENSITIVE : (sent as Record<string, unknown>)[name];
+  }
+  return recorded;
+}
+
+/** True when the listed schema says the argument (or the arguments as a whole) is never read back. */
+function isWriteOnly(schema: JsonSchema | undefined, name: string): boolean {
+  if (schema === undefined) return false;
+  if (schema.writeOnly === true) return true;
+  const properties = schema.properties as Record<string, unknown> | undefined;
+  const property = properties !== undefined && Object.prototype.hasOwnProperty.call(properties, name) ? properties[name] : undefined;
+  return typeof property === 'object' && property !== null && (property as JsonSchema).writeOnly === true;
+}
+
+/** UTF-8 bytes of a value as JSON, counted without encoding it again; 0 for what JSON cannot write. */
+export function jsonBytes(value: unknown): number {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    return 0;
+  }
+  if (text === undefined) return 0;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      i++;
+    } else bytes += 3; // JSON.stringify escapes a lone surrogate, so this is the rest of the BMP
+  }
+  return bytes;
+}
+
+function clip(text: string): string {
+  return text.length <= MAX_TEXT ? text : `${text.slice(0, MAX_TEXT)}…`;
+}
+
+function checkOptions(options: AuditLogOptions | undefined): { logger: AuditLogger; fields: AuditLogOptions['arguments'] } {
+  if (typeof options !== 'object' || options === null) throw new TypeError(`${NAME}: options are required: { logger, arguments? }`);
+  const { logger } = options;
+  if (typeof logger !== 'object' || logger === null || typeof logger.info !== 'function') {
+    throw new TypeError(`${NAME}: options.logger must have an info(object, message?) function (a pino logger, or jsonLinesLogger())`);
+  }
+  if (logger.warn !== undefined && typeof logger.warn !== 'function') throw new TypeError(`${NAME}: options.logger.warn must be a function when given`);
+  const fields = options.arguments;
+  if (fields === undefined) return { logger, fields };
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) throw new TypeError(`${NAME}: options.arguments must be an object: { tools: { <tool>: [<argument>, …] } }`);
+  for (const key of Object.keys(fields)) {
+    if (key !== 'tools') {
+      throw new DefinitionError('INVALID_OPTION', `${NAME}: options.arguments.${key} is not an option: only tools' arguments are recorded (a tool's listed schema says which are sensitive)`);
+    }
+  }
+  const tools = fields.tools;
+  if (tools === undefined) return { logger, fields };
+  if (typeof tools !== 'object' || tools === null || Array.isArray(tools)) throw new TypeError(`${NAME}: options.arguments.tools must be an object of argument names by tool name`);
+  for (const [tool, names] of Object.entries(tools)) checkNames(names, `${NAME}: options.arguments.tools.${tool}`);
+  return { logger, fields };
+}
+
+function checkNames(names: unknown, where: string): void {
+  if (!Array.isArray(names) || names.some((name) => typeof name !== 'string' || name === '')) {
+    throw new TypeError(`${where} must be a list of argument names (non-empty strings)`);
+  }
+}
