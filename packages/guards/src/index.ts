@@ -9,3 +9,5 @@ export { rateLimit, RateLimit, MemoryRateLimitStore } from './rateLimit';
 export type { RateLimitOptions, RateLimitRule, ItemRateLimit, AddressRateLimit, RatePer, MemoryRateLimitStoreOptions, RateLimitStore, RateRule, RateDecision, RateAlgorithm } from './rateLimit';
 export { ResultCache, CacheResult, MemoryResultCache } from './cache';
 export type { CacheScope, CacheSettings, ResultCacheOptions, MemoryResultCacheOptions, ResultCacheStore } from './cache';
+export { auditLog, AuditArguments, jsonLinesLogger } from './audit';
+export type { AuditCaller, AuditEntry, AuditLogger, AuditLogOptions } from './audit';
