@@ -59,8 +59,14 @@ describe('scaffold', () => {
     for (const file of result.files) expect(fs.existsSync(path.join(workDir, 'edge', file))).toBe(true);
     if (runtime === 'workers') {
       expect(manifest.devDependencies.wrangler).toBe('4.164.0');
+      // wrangler needs Node 22: the npm package node@22 puts it first on the scripts' PATH, on Node 20 too.
+      expect(manifest.devDependencies.node).toMatch(/^22\.\d+\.\d+$/);
       expect(manifest.main).toBe('dist/worker.js');
       expect(result.files).not.toContain(path.join('src', 'main.ts'));
+      // A Worker has no stdio: npm run inspect reads the same server on Node.
+      expect(manifest.scripts.inspect).toBe('tsc -p tsconfig.json && typemcp inspect dist/local.js');
+      expect(read('edge', 'src', 'local.ts')).toContain("createServer().listen({ transport: 'stdio' })");
+      expect(read('edge', 'README.md')).toContain('the npm package `node@22`) puts Node 22 first on the PATH');
     } else {
       expect(manifest.devDependencies.jest).toBeUndefined();
       expect(result.files).not.toContain('jest.config.cjs');
