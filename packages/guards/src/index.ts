@@ -3,6 +3,8 @@ export type { Caller } from './callers';
 export type { PerItem } from './items';
 export { Timeout, timeouts } from './timeout';
 export type { TimeoutOptions } from './timeout';
+export { CONCURRENCY_RETRY_AFTER_MS, ConcurrencyLimit, concurrencyLimit } from './concurrency';
+export type { ConcurrencyOptions, ConcurrencySettings } from './concurrency';
 export { MaxResultSize, resultSizeLimit, truncationMarker } from './resultSize';
 export type { ResultSizeOptions, ResultSizeSettings } from './resultSize';
 export { rateLimit, RateLimit, MemoryRateLimitStore } from './rateLimit';
