@@ -106,6 +106,12 @@ export interface StdioListenOptions extends StdioTransportOptions {
   transport: 'stdio';
   /** Close cleanly on SIGINT and SIGTERM and exit the process; default true. */
   handleSignals?: boolean;
+  /**
+   * The caller of the connection (stdio carries no credentials): `ctx.principal`, and what the
+   * access rules check. Default: the authentication's `localPrincipal`. `TYPEMCP_STDIO_PRINCIPAL`
+   * (set by `typemcp --principal`) comes first.
+   */
+  principal?: Principal;
 }
 
 export interface HttpListenOptions extends HttpHandlerOptions {
