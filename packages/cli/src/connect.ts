@@ -2,7 +2,24 @@ import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { StdioTransport } from '@typemcp/core';
 import { TestClient } from '@typemcp/testing';
+import { HttpClientTransport } from './httpClient';
 import { launchFor, start } from './launch';
+import { UsageError } from './UsageError';
+
+/**
+ * Who the CLI's requests come from: over stdio a principal the server is started with (the
+ * server's `listen({ transport: 'stdio' })` reads it from TYPEMCP_STDIO_PRINCIPAL), over a
+ * URL the headers every request carries (a bearer token, others).
+ */
+export interface Caller {
+  principal?: { subject: string; scopes: string[]; roles?: string[] };
+  headers?: Record<string, string>;
+}
+
+/** Whether the entry is a server's URL rather than a file to start. */
+export function isUrl(entry: string): boolean {
+  return /^https?:\/\//i.test(entry);
+}
 
 /** A client talking to a server entry started with --stdio. */
 export interface ServerConnection {
@@ -14,8 +31,14 @@ export interface ServerConnection {
  * Starts `entry --stdio` and connects to it: the `initialize` handshake at the newest
  * handshake-era version, or with `protocolVersion` (e.g. 2026-07-28, which has none).
  */
-export async function connectToEntry(entry: string, protocolVersion?: string): Promise<ServerConnection> {
-  const child = start(launchFor(entry, ['--stdio']), ['pipe', 'pipe', 'pipe']);
+export async function connectToEntry(entry: string, protocolVersion?: string, caller: Caller = {}): Promise<ServerConnection> {
+  if (isUrl(entry)) {
+    if (caller.principal) throw new UsageError('--principal applies to a server the command starts over stdio; for a URL give --token <bearer> or --header');
+    return connectToUrl(new URL(entry), protocolVersion, caller.headers);
+  }
+  if (caller.headers) throw new UsageError('--token and --header apply to a URL; for a server the command starts give --principal <subject> --scopes a,b');
+  const env = caller.principal ? { ...process.env, TYPEMCP_STDIO_PRINCIPAL: JSON.stringify(caller.principal) } : process.env;
+  const child = start(launchFor(entry, ['--stdio']), ['pipe', 'pipe', 'pipe'], env);
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const transport = new StdioTransport({ input: child.stdout!, output: child.stdin!, guardStdout: false });
@@ -42,6 +65,12 @@ export async function connectToEntry(entry: string, protocolVersion?: string): P
   };
 }
 
+async function connectToUrl(url: URL, protocolVersion: string | undefined, headers: Record<string, string> | undefined): Promise<ServerConnection> {
+  const transport = new HttpClientTransport(url, { headers, protocol: protocolVersion });
+  const client = await TestClient.connect(transport, { clientInfo: { name: 'typemcp-cli', version: '0' }, schemaCheck: false, ...(protocolVersion ? { protocolVersion } : {}) });
+  return { client, close: () => client.close().catch(() => undefined) };
+}
+
 /** Ends the child: its stdin is closed already; TERM after a grace period, KILL after another. */
 async function stop(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -55,4 +84,25 @@ async function stop(child: ChildProcess, exited: Promise<unknown>): Promise<void
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** The caller named by --principal, --scopes, --roles, --token and --header. */
+export function callerFrom(values: { principal?: unknown; scopes?: unknown; roles?: unknown; token?: unknown; header?: unknown }): Caller {
+  const list = (value: unknown) => String(value).split(',').map((each) => each.trim()).filter(Boolean);
+  if (values.principal === undefined && (values.scopes !== undefined || values.roles !== undefined)) throw new UsageError('--scopes and --roles belong to a principal: --principal <subject> --scopes a,b');
+  const caller: Caller = {};
+  if (values.principal !== undefined) {
+    const subject = String(values.principal).trim();
+    if (!subject) throw new UsageError('--principal needs a subject, e.g. --principal alice --scopes notes:read');
+    caller.principal = { subject, scopes: values.scopes === undefined ? [] : list(values.scopes), ...(values.roles === undefined ? {} : { roles: list(values.roles) }) };
+  }
+  const headers: Record<string, string> = {};
+  for (const header of (values.header as string[] | undefined) ?? []) {
+    const colon = header.indexOf(':');
+    if (colon <= 0) throw new UsageError(`--header must be "Name: value", not "${header}"`);
+    headers[header.slice(0, colon).trim().toLowerCase()] = header.slice(colon + 1).trim();
+  }
+  if (values.token !== undefined) headers.authorization = `Bearer ${String(values.token)}`;
+  if (Object.keys(headers).length) caller.headers = headers;
+  return caller;
 }

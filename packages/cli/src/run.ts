@@ -6,6 +6,7 @@ import { BUILD_TARGETS, build } from './commands/build';
 import type { BuildTarget } from './commands/build';
 import { call, parseToolArguments } from './commands/call';
 import { dev } from './commands/dev';
+import { callerFrom } from './connect';
 import { inspect } from './commands/inspect';
 import { registryInit, registryValidate } from './commands/registry';
 import { ui } from './commands/ui';
@@ -33,6 +34,14 @@ A server entry serves MCP over stdio when started with --stdio and over HTTP wit
 (port from PORT).
 `;
 
+/** Who inspect and call act as: the access rules (@Scopes, @Roles, @Guard) decide what a caller sees. */
+const CALLER_OPTIONS = `  --principal subject    over stdio, act as this principal (the server's listen reads it)
+  --scopes a,b           the principal's scopes
+  --roles a,b            the principal's roles
+  --token bearer         for a URL: send Authorization: Bearer <bearer>
+  --header "Name: value" for a URL: send this header; repeat for several
+`;
+
 const COMMAND_USAGE: Record<Command, string> = {
   dev: `Usage: typemcp dev [entry] [--stdio | --http] [--port N] [--no-watch]
 
@@ -46,30 +55,31 @@ Options:
   --no-watch             run once: no restarts; the command exits with the server
   -h, --help             this help
 `,
-  inspect: `Usage: typemcp inspect [entry] [--json] [--protocol version]
+  inspect: `Usage: typemcp inspect [entry | url] [--json] [--protocol version] [caller options]
 
-Starts the entry with --stdio (default dist/main.js when it exists, else src/main.ts) and prints
-what it offers: server info, tools with their schemas and annotations, resources, resource
-templates and prompts with their arguments.
+Starts the entry with --stdio (default dist/main.js when it exists, else src/main.ts), or
+connects to a server's Streamable HTTP URL, and prints what it offers: server info, tools with
+their schemas and annotations, resources, resource templates and prompts with their arguments.
+A server lists only what the caller may use (@Scopes, @Roles, @Guard).
 
 Options:
   --json                 print it all as one JSON object
   --protocol version     speak this protocol version (default: the newest with a handshake;
                          2026-07-28 has none)
-  -h, --help             this help
+${CALLER_OPTIONS}  -h, --help             this help
 `,
-  call: `Usage: typemcp call <tool> [entry] [--entry path] [--args '{...}'] [--json] [--protocol version]
+  call: `Usage: typemcp call <tool> [entry | url] [--entry path] [--args '{...}'] [--json] [--protocol version] [caller options]
 
-Starts the entry with --stdio (default dist/main.js when it exists, else src/main.ts), calls one
-tool and prints the text of its result. Exits with 1 when the result is an error or the call
-fails.
+Starts the entry with --stdio (default dist/main.js when it exists, else src/main.ts), or
+connects to a server's Streamable HTTP URL, calls one tool and prints the text of its result.
+Exits with 1 when the result is an error or the call fails.
 
 Options:
   --args '{...}'         the tool's arguments, a JSON object
-  --entry path           the server entry (instead of the positional one)
+  --entry path           the server entry or URL (instead of the positional one)
   --json                 print the whole result as JSON
   --protocol version     speak this protocol version (2026-07-28, or a handshake-era one)
-  -h, --help             this help
+${CALLER_OPTIONS}  -h, --help             this help
 `,
   build: `Usage: typemcp build [entry] [--target node|bun|deno|workers] [--outfile path] [--minify] [--sourcemap] [--snapshot] [--no-tsc]
 
@@ -133,10 +143,11 @@ Options:
 type Command = 'dev' | 'inspect' | 'call' | 'build' | 'ui' | 'registry';
 type Options = NonNullable<ParseArgsConfig['options']>;
 
+const CALLER: Options = { principal: { type: 'string' }, scopes: { type: 'string' }, roles: { type: 'string' }, token: { type: 'string' }, header: { type: 'string', multiple: true } };
 const OPTIONS: Record<Command, Options> = {
   dev: { stdio: { type: 'boolean' }, http: { type: 'boolean' }, port: { type: 'string' }, watch: { type: 'boolean', default: true } },
-  inspect: { json: { type: 'boolean' }, protocol: { type: 'string' } },
-  call: { args: { type: 'string' }, entry: { type: 'string' }, json: { type: 'boolean' }, protocol: { type: 'string' } },
+  inspect: { json: { type: 'boolean' }, protocol: { type: 'string' }, ...CALLER },
+  call: { args: { type: 'string' }, entry: { type: 'string' }, json: { type: 'boolean' }, protocol: { type: 'string' }, ...CALLER },
   build: { target: { type: 'string' }, precompile: { type: 'boolean', default: true }, metafile: { type: 'boolean' }, outfile: { type: 'string' }, minify: { type: 'boolean' }, sourcemap: { type: 'boolean' }, snapshot: { type: 'boolean' }, tsc: { type: 'boolean', default: true }, 'nodejs-compat': { type: 'boolean' } },
   ui: { outdir: { type: 'string' }, connect: { type: 'string', multiple: true }, minify: { type: 'boolean', default: true } },
   registry: { remote: { type: 'string', multiple: true }, package: { type: 'boolean', default: true }, server: { type: 'string' }, output: { type: 'string' }, force: { type: 'boolean' } },
@@ -172,13 +183,13 @@ export async function run(argv: string[], out: Output = createOutput(), write: (
         return await dev({ entry: positionals[0] ?? path.join('src', 'main.ts'), transport: values.http ? 'http' : 'stdio', port, watch: values.watch !== false }, out);
       }
       case 'inspect':
-        return await inspect(positionals[0] ?? defaultEntry(process.cwd()), values.json === true, out, write, protocolOption(values.protocol));
+        return await inspect(positionals[0] ?? defaultEntry(process.cwd()), values.json === true, out, write, protocolOption(values.protocol), callerFrom(values));
       case 'call': {
         const [tool, positionalEntry] = positionals;
         if (!tool) throw new UsageError("the tool to call is missing: typemcp call <tool> [--args '{...}']");
         if (positionalEntry && values.entry) throw new UsageError('give the entry either as an argument or with --entry, not both');
         const args = parseToolArguments(values.args as string | undefined);
-        return await call((values.entry as string | undefined) ?? positionalEntry ?? defaultEntry(process.cwd()), tool, args, values.json === true, out, write, protocolOption(values.protocol));
+        return await call((values.entry as string | undefined) ?? positionalEntry ?? defaultEntry(process.cwd()), tool, args, values.json === true, out, write, protocolOption(values.protocol), callerFrom(values));
       }
       case 'ui':
         if (!positionals[0]) throw new UsageError('the UI page is missing: typemcp ui <page.html>');

@@ -1,6 +1,8 @@
 import { McpRequestError } from '@typemcp/testing';
 import type { ContentBlock, JsonObject } from '@typemcp/testing';
 import { connectToEntry } from '../connect';
+import type { Caller } from '../connect';
+import { accessDeniedHint } from './inspect';
 import type { Output } from '../output';
 import { UsageError } from '../UsageError';
 
@@ -17,9 +19,12 @@ export function parseToolArguments(text: string | undefined): JsonObject | undef
   return value as JsonObject;
 }
 
+/** The code of a refusal by the access rules. */
+const ACCESS_DENIED = -32003;
+
 /** Calls one tool; exit code 1 when the result is an error or the call fails. */
-export async function call(entry: string, tool: string, args: JsonObject | undefined, json: boolean, out: Output, write: (text: string) => void, protocolVersion?: string): Promise<number> {
-  const connection = await connectToEntry(entry, protocolVersion);
+export async function call(entry: string, tool: string, args: JsonObject | undefined, json: boolean, out: Output, write: (text: string) => void, protocolVersion?: string, caller: Caller = {}): Promise<number> {
+  const connection = await connectToEntry(entry, protocolVersion, caller);
   try {
     const result = await connection.client.callTool(tool, args);
     write(json ? `${JSON.stringify(result, null, 2)}\n` : formatContent(result.content));
@@ -31,6 +36,7 @@ export async function call(entry: string, tool: string, args: JsonObject | undef
   } catch (error) {
     if (!(error instanceof McpRequestError)) throw error;
     out.error(`${error.message}`);
+    if (error.code === ACCESS_DENIED) out.info(accessDeniedHint(error.data, caller));
     return 1;
   } finally {
     await connection.close();

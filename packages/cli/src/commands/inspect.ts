@@ -1,5 +1,6 @@
 import type { JsonObject, ListedPrompt, ListedResource, ListedResourceTemplate, ListedSkill, ListedTool } from '@typemcp/testing';
 import { connectToEntry } from '../connect';
+import type { Caller } from '../connect';
 import type { Output } from '../output';
 
 export interface Inventory {
@@ -18,8 +19,8 @@ export interface Inventory {
 const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
 
 /** Everything a server offers, each list read to its end. */
-export async function readInventory(entry: string, protocolVersion?: string): Promise<Inventory> {
-  const connection = await connectToEntry(entry, protocolVersion);
+export async function readInventory(entry: string, protocolVersion?: string, caller: Caller = {}): Promise<Inventory> {
+  const connection = await connectToEntry(entry, protocolVersion, caller);
   try {
     const { client } = connection;
     const capabilities = client.serverCapabilities;
@@ -39,10 +40,36 @@ export async function readInventory(entry: string, protocolVersion?: string): Pr
   }
 }
 
-export async function inspect(entry: string, json: boolean, out: Output, write: (text: string) => void, protocolVersion?: string): Promise<number> {
-  const inventory = await readInventory(entry, protocolVersion);
+export async function inspect(entry: string, json: boolean, out: Output, write: (text: string) => void, protocolVersion?: string, caller: Caller = {}): Promise<number> {
+  const inventory = await readInventory(entry, protocolVersion, caller);
   write(json ? `${JSON.stringify(inventory, null, 2)}\n` : formatInventory(inventory, out));
+  const hint = emptyListingHint(inventory, caller);
+  if (hint) out.info(hint);
   return 0;
+}
+
+/**
+ * Why a server that declares tools lists none: it hides what the caller may not use. Says who
+ * the caller was and the options that name another.
+ */
+export function emptyListingHint(inv: Pick<Inventory, 'capabilities' | 'tools'>, caller: Caller): string | undefined {
+  if (!inv.capabilities.tools || inv.tools.length > 0) return undefined;
+  return `hint: the server has tools but lists none to ${callerName(caller)}: it hides those the caller may not use (@Scopes, @Roles, @Guard). ${HOW_TO_ACT_AS}`;
+}
+
+/** What to say of a call refused with -32003 (the reason and scopes are the server's `data`). */
+export function accessDeniedHint(data: unknown, caller: Caller): string {
+  const { reason, scopes } = (data ?? {}) as { reason?: string; scopes?: string[] };
+  const needs = scopes?.length ? `; it needs the scopes ${scopes.join(', ')}` : '';
+  return `hint: the server refused ${callerName(caller)}${reason ? ` (${reason})` : ''}${needs}. ${HOW_TO_ACT_AS}`;
+}
+
+const HOW_TO_ACT_AS = 'Act as a caller with --principal <subject> --scopes a,b [--roles r] (a server this command starts over stdio), or --token <bearer> / --header "Name: value" (a URL).';
+
+function callerName(caller: Caller): string {
+  if (caller.principal) return `${caller.principal.subject} (scopes: ${caller.principal.scopes.join(', ') || 'none'}${caller.principal.roles?.length ? `; roles: ${caller.principal.roles.join(', ')}` : ''})`;
+  if (caller.headers) return 'the caller of these credentials';
+  return 'an anonymous caller';
 }
 
 /** A readable listing: one block per kind, each item with its description and schema in brief. */
