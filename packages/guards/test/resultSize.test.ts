@@ -162,6 +162,7 @@ describe('resultSizeLimit', () => {
     expect(() => server().plugin(resultSizeLimit, { maxBytes: 0 })).toThrow('resultSizeLimit: maxBytes must be a positive whole number of bytes, not 0');
     expect(() => server().plugin(resultSizeLimit, { tools: { big: { maxBytes: 1.5 } } })).toThrow('resultSizeLimit: tools["big"].maxBytes must be a positive whole number');
     expect(() => server().plugin(resultSizeLimit, { resources: { 'mem://big': { maxBytes: 10, truncate: true } } })).toThrow(DefinitionError);
+    expect(() => server().plugin(resultSizeLimit, { maxbytes: 10 } as never)).toThrow('resultSizeLimit: unknown option "maxbytes"');
     expect(() => MaxResultSize(-1)).toThrow('@MaxResultSize(maxBytes) must be a positive whole number of bytes, not -1');
   });
 });

@@ -183,6 +183,7 @@ describe('timeouts', () => {
   it('checks its options when added, naming the option', () => {
     expect(() => serverWith({ defaultMs: 0 })).toThrow('timeouts: defaultMs must be a whole number of milliseconds from 1 to 2147483647, not 0');
     expect(() => serverWith({ tools: { slow: Number.NaN } })).toThrow('timeouts: tools["slow"] must be a whole number of milliseconds');
+    expect(() => serverWith({ default: 10 } as never)).toThrow('timeouts: unknown option "default" (known: defaultMs, tools, resources, prompts)');
     expect(() => Timeout(2 ** 31)).toThrow('@Timeout(ms) must be a whole number of milliseconds');
   });
 

@@ -76,6 +76,9 @@ function limited(item: ServedItem, settings: ResultSizeSettings, result: unknown
 
 function checkOptions(options: ResultSizeOptions): ResultSizeOptions {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new TypeError('resultSizeLimit: options must be an object');
+  for (const key of Object.keys(options)) {
+    if (!['maxBytes', 'truncate', 'tools', 'resources', 'prompts'].includes(key)) throw new TypeError(`resultSizeLimit: unknown option "${key}" (known: maxBytes, truncate, tools, resources, prompts)`);
+  }
   if (options.maxBytes !== undefined) checkBytes(options.maxBytes, 'resultSizeLimit: maxBytes');
   if (options.truncate !== undefined && typeof options.truncate !== 'boolean') throw new TypeError('resultSizeLimit: truncate must be true or false');
   for (const kind of ['tools', 'resources', 'prompts'] as const) {

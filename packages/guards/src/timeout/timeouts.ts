@@ -128,6 +128,9 @@ function watchHandOff(context: Context): HandOffWatch {
 
 function checkOptions(options: TimeoutOptions): TimeoutOptions {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new TypeError('timeouts: options must be an object');
+  for (const key of Object.keys(options)) {
+    if (!['defaultMs', 'tools', 'resources', 'prompts'].includes(key)) throw new TypeError(`timeouts: unknown option "${key}" (known: defaultMs, tools, resources, prompts)`);
+  }
   if (options.defaultMs !== undefined) checkMs(options.defaultMs, 'timeouts: defaultMs');
   for (const kind of ['tools', 'resources', 'prompts'] as const) {
     const byName = options[kind];
