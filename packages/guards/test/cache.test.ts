@@ -204,6 +204,24 @@ describe('ResultCache: what is cached and for how long', () => {
     expect(calls.flaky).toBe(2);
   });
 
+  it('never caches a task handle or an unfinished result (task, resultType other than complete)', async () => {
+    const cache = new ResultCache({ store: new MemoryResultCache({ now: clock.now }) });
+    const server = serverWith(cache);
+    let answered = 0;
+    // Inside the cache's middleware: what the item answered, as a task-augmented call or a 2026-07-28 round would.
+    server.use((ctx, next) => {
+      if (ctx.method !== 'tools/call' || (ctx.params.arguments as { q?: string } | undefined)?.q === 'plain') return next();
+      answered++;
+      const q = (ctx.params.arguments as { q: string }).q;
+      return q === 'task' ? { task: { taskId: `t${answered}`, status: 'working' }, content: [] } : { resultType: 'input_required', content: [] };
+    });
+    const client = await createTestClient(server);
+    cleanups.push(() => client.close());
+    for (const q of ['task', 'task', 'round', 'round']) await client.request('tools/call', { name: 'search', arguments: { q } }).catch(() => undefined);
+    expect(answered).toBe(4);
+    expect([await call(client, 'search', { q: 'plain' }), await call(client, 'search', { q: 'plain' })]).toEqual(['plain p1 #1', 'plain p1 #1']);
+  });
+
   it('does not cache an item behind a @Guard: the guard decides every call', async () => {
     const carol = { subject: 'carol', scopes: [], claims: {} };
     const { client } = await connect({}, { principal: carol });
