@@ -96,18 +96,24 @@ function heard(host: PluginHost, logger: AuditLogger, fields: AuditLogOptions['a
   // Taken now, as received: what middleware later does to the params is not what the client sent.
   const args = request.method === 'tools/call' ? recordedArguments(host, fields, request) : undefined;
   return (outcome) => {
-    const entry: Record<string, unknown> = { time, requestId: request.id };
-    if (request.sessionId !== undefined) entry.sessionId = request.sessionId;
-    entry.caller = callerOf(request);
-    entry.method = clip(request.method);
-    if (item !== undefined) entry.item = item;
-    entry.outcome = outcome.type;
-    if (outcome.type === 'error') entry.errorCode = outcome.error.code;
-    entry.durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-    entry.requestBytes = requestBytes;
-    entry.responseBytes = outcome.type === 'cancelled' ? 0 : jsonBytes(outcome.type === 'error' ? outcome.error : outcome.result);
-    if (request.protocolVersion !== undefined) entry.protocolVersion = request.protocolVersion;
-    if (args !== undefined) entry.arguments = args;
+    const entry: Record<string, unknown> = {
+      time,
+      requestId: request.id,
+      sessionId: request.sessionId,
+      caller: callerOf(request),
+      method: clip(request.method),
+      item,
+      outcome: outcome.type,
+      errorCode: outcome.type === 'error' ? outcome.error.code : undefined,
+      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      requestBytes,
+      responseBytes: outcome.type === 'cancelled' ? 0 : jsonBytes(outcome.type === 'error' ? outcome.error : outcome.result),
+      // Kept to be read in the log, never compared here.
+      protocolVersion: request.protocolVersion,
+      arguments: args,
+    };
+    // What a request does not have is left out rather than written as null.
+    for (const key of Object.keys(entry)) if (entry[key] === undefined) delete entry[key];
     write(host, logger, outcome.type === 'error' || outcome.type === 'tool_error', entry as unknown as AuditEntry);
   };
 }
