@@ -201,6 +201,26 @@ describe('concurrencyLimit', () => {
     expect([text(await first), text(await third)]).toEqual(['held', 'held']);
   });
 
+  it('with timeouts added before it, a call that waits too long leaves the queue, and a timed-out running call keeps its slot until its handler returns', async () => {
+    const server = new McpServer({ name: 'busy', version: '1.0.0', providers: [Busy], onError: () => undefined })
+      .plugin(timeouts, { tools: { held: 150 } })
+      .plugin(concurrencyLimit, { tools: { held: { max: 1, queue: 1 } } });
+    servers.push(server);
+    const client = await clientOf(server);
+    const expired = 'Tool "held" did not finish within 150 ms';
+    expect(text(await client.callTool('held'))).toBe(expired);
+    // The first handler still holds the slot: this one waits, and its time runs out in the queue.
+    expect(text(await client.callTool('held'))).toBe(expired);
+    expect(started).toHaveLength(1);
+    // It left the queue: the next call waits instead of being refused.
+    const third = client.callTool('held');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    holds[0]();
+    await until(() => started.length === 2);
+    holds[1]();
+    expect(text(await third)).toBe('held');
+  });
+
   it('lets options win over @ConcurrencyLimit, gives other items the default each, and counts a template’s resources together', async () => {
     const server = serverWith({ tools: { work: { max: 1 } }, default: { max: 1 } });
     const client = await clientOf(server);
