@@ -433,6 +433,7 @@ describe('ResultCache: options', () => {
     expect(() => new ResultCache({ resources: { 'docs://x': { ttlMs: 10, scope: 'shared' as never } } })).toThrow('guards:cache: resources["docs://x"]: scope must be "private" or "public", not "shared"');
     expect(() => new ResultCache({ prompts: [] as never })).toThrow('guards:cache: prompts must be an object of settings by name');
     expect(() => new ResultCache({ store: { get: () => undefined } as never })).toThrow('guards:cache: store must be a ResultCacheStore');
+    expect(() => new ResultCache({ tool: {} } as never)).toThrow('guards:cache: unknown option "tool" (options are store, tools, resources, prompts)');
     expect(() => CacheResult({ ttlMs: 1.5 })).toThrow('@CacheResult: ttlMs must be a positive integer (ms), not 1.5');
     expect(() => CacheResult(undefined as never)).toThrow(TypeError);
   });

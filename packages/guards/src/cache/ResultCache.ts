@@ -33,6 +33,8 @@ export interface ResultCacheOptions extends PerItem<CacheSettings> {
 /** What `@CacheResult` records, read by the plugin. */
 const CACHE_GUARD = 'cache';
 
+const KNOWN_OPTIONS: ReadonlySet<string> = new Set(['store', 'tools', 'resources', 'prompts']);
+
 /** How often a store that keeps failing is reported again, in ms. */
 const REPORT_AGAIN_MS = 60_000;
 
@@ -72,6 +74,9 @@ export class ResultCache implements Plugin<void> {
 
   constructor(options: ResultCacheOptions = {}) {
     if (typeof options !== 'object' || options === null) throw new TypeError('guards:cache: options must be an object: new ResultCache({ store, tools, resources, prompts })');
+    for (const key of Object.keys(options)) {
+      if (!KNOWN_OPTIONS.has(key)) throw new TypeError(`guards:cache: unknown option ${JSON.stringify(key)} (options are store, tools, resources, prompts)`);
+    }
     const { store } = options;
     if (store !== undefined && (typeof store !== 'object' || store === null || !(['get', 'set', 'invalidate'] as const).every((m) => typeof store[m] === 'function'))) {
       throw new TypeError('guards:cache: store must be a ResultCacheStore: an object with get, set and invalidate');
