@@ -30,7 +30,7 @@ describe('run', () => {
     [[], 'Usage: typemcp <command>'],
     [['deploy'], 'error unknown command "deploy"; the commands are dev, inspect, call, build, ui, registry\nRun typemcp --help for the commands.'],
     [['help', 'deploy'], 'unknown command "deploy"'],
-    [['inspect', '--colour'], 'error unknown option --colour for typemcp inspect; its options are --json, --protocol <value>\nRun typemcp inspect --help for its options.'],
+    [['inspect', '--colour'], 'error unknown option --colour for typemcp inspect; its options are --json, --protocol <value>, --principal <value>, --scopes <value>, --roles <value>, --token <value>, --header <value>\nRun typemcp inspect --help for its options.'],
     [['build', '-x'], 'unknown option -x for typemcp build; its options are --target <value>, --no-precompile, --metafile, --outfile <value>, --minify, --sourcemap, --snapshot, --no-tsc'],
     [['build', '--target', 'lambda'], 'unknown --target "lambda": use node, bun, deno, workers'],
     [['build', '--target', 'bun', '--snapshot'], '--snapshot is for --target node; bun has no startup snapshots'],
