@@ -91,7 +91,8 @@ it('a cached result: get, set and invalidate reject within the bound while Redis
     const first = await timed(() => cache.get('tool:search', 'k'));
     expect(first.error).toBeInstanceOf(UnavailableError);
     expect(first.ms).toBeLessThan(BOUND_MS + 1_000);
-    for (const call of [() => cache.set('tool:search', 'k2', 'v', 60_000), () => cache.invalidate('tool:search'), () => cache.get('tool:search', 'k')]) {
+    const calls: Array<() => Promise<unknown>> = [() => cache.set('tool:search', 'k2', 'v', 60_000), () => cache.invalidate('tool:search'), () => cache.get('tool:search', 'k')];
+    for (const call of calls) {
       const failed = await timed(call);
       expect(failed.error).toBeInstanceOf(UnavailableError);
       expect(failed.ms).toBeLessThan(100);
