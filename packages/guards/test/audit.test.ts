@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { IsArray, IsOptional, IsString, IsUrl } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsArray, IsOptional, IsString, IsUrl, ValidateNested } from 'class-validator';
 import { Context, DefinitionError, McpError, McpServer, metadataStore, Prompt, Resource, Sensitive, Tool, ToolError } from '@typemcp/core';
 import type { Principal } from '@typemcp/core';
 import { createTestClient, McpRequestError } from '@typemcp/testing';
@@ -19,7 +20,37 @@ function declareProviders() {
     @IsOptional() @IsString() note?: string;
   }
 
+  class Account {
+    @IsString() user!: string;
+    @Sensitive() @IsString() password!: string;
+  }
+
+  class LoginInput {
+    @ValidateNested() @Type(() => Account) account!: Account;
+    @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => Account) others?: Account[];
+  }
+
+  class Folder {
+    @IsString() name!: string;
+    @IsOptional() @Sensitive() @IsString() secret?: string;
+    @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => Folder) children?: Folder[];
+  }
+
+  class FolderInput {
+    @ValidateNested() @Type(() => Folder) root!: Folder;
+  }
+
   class Bookmarks {
+    @Tool({ description: 'Logs in' })
+    login(input: LoginInput): string {
+      return `hello ${input.account.user}`;
+    }
+
+    @Tool({ description: 'Saves a tree of folders' })
+    save_tree(input: FolderInput): string {
+      return `saved ${input.root.name}`;
+    }
+
     @Tool({ description: 'Saves a bookmark' })
     add_bookmark(input: BookmarkInput): string {
       return `saved with ${input.tags?.length ?? 0} tags`;
@@ -232,6 +263,20 @@ describe('auditLog: arguments', () => {
     const written = JSON.stringify(lines);
     expect(written).not.toContain(SECRET);
     expect(written).not.toContain('private note');
+  });
+
+  it('hides the sensitive fields inside an opted-in object or list, through nested and recursive ($ref) schemas', async () => {
+    const { lines, logger, of } = recordingLogger();
+    const client = await serve({ logger, arguments: { tools: { login: ['account', 'others'], save_tree: ['root'] } } });
+    await client.callTool('login', { account: { user: 'ann', password: SECRET }, others: [{ user: 'bob', password: SECRET }] });
+    await client.callTool('save_tree', { root: { name: 'top', secret: SECRET, children: [{ name: 'inner', secret: SECRET, children: [{ name: 'leaf', secret: SECRET }] }] } });
+    await settle();
+    const [login, tree] = of('tools/call');
+    expect(login.entry.arguments).toEqual({ account: { user: 'ann', password: '[sensitive]' }, others: [{ user: 'bob', password: '[sensitive]' }] });
+    expect(tree.entry.arguments).toEqual({
+      root: { name: 'top', secret: '[sensitive]', children: [{ name: 'inner', secret: '[sensitive]', children: [{ name: 'leaf', secret: '[sensitive]' }] }] },
+    });
+    expect(JSON.stringify(lines)).not.toContain(SECRET);
   });
 
   it('records the arguments @AuditArguments names, sensitive ones hidden too', async () => {

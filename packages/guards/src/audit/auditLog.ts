@@ -164,18 +164,57 @@ function recordedArguments(host: PluginHost, fields: AuditLogOptions['arguments'
   const recorded: Record<string, unknown> = {};
   for (const name of found.settings) {
     if (!Object.prototype.hasOwnProperty.call(sent, name)) continue;
-    recorded[name] = isWriteOnly(schema, name) ? SENSITIVE : (sent as Record<string, unknown>)[name];
+    const value = (sent as Record<string, unknown>)[name];
+    recorded[name] = schema === undefined ? value : redacted(value, propertyOf(schema, name), schema);
   }
   return recorded;
 }
 
-/** True when the listed schema says the argument (or the arguments as a whole) is never read back. */
-function isWriteOnly(schema: JsonSchema | undefined, name: string): boolean {
-  if (schema === undefined) return false;
-  if (schema.writeOnly === true) return true;
-  const properties = schema.properties as Record<string, unknown> | undefined;
-  const property = properties !== undefined && Object.prototype.hasOwnProperty.call(properties, name) ? properties[name] : undefined;
-  return typeof property === 'object' && property !== null && (property as JsonSchema).writeOnly === true;
+/**
+ * A value with what its schema says is `writeOnly` replaced by `"[sensitive]"`: the value
+ * itself, or the properties and items inside it (a nested DTO with a `@Sensitive` field),
+ * following `$ref` into the tool's own `$defs` and every branch of `allOf`, `anyOf`, `oneOf`.
+ */
+function redacted(value: unknown, schema: JsonSchema | undefined, root: JsonSchema): unknown {
+  if (root.writeOnly === true) return SENSITIVE;
+  if (schema === undefined) return value;
+  if (schema.writeOnly === true) return SENSITIVE;
+  let out = value;
+  if (typeof schema.$ref === 'string') out = redacted(out, resolve(root, schema.$ref), root);
+  for (const keyword of ['allOf', 'anyOf', 'oneOf']) {
+    const branches = schema[keyword];
+    if (Array.isArray(branches)) for (const branch of branches) if (isSchema(branch)) out = redacted(out, branch, root);
+  }
+  if (out === SENSITIVE) return out;
+  const items = schema.items;
+  if (Array.isArray(out) && isSchema(items)) return out.map((item) => redacted(item, items, root));
+  if (typeof out === 'object' && out !== null && !Array.isArray(out) && isSchema(schema.properties)) {
+    const copy: Record<string, unknown> = {};
+    for (const [key, inner] of Object.entries(out)) copy[key] = redacted(inner, propertyOf(schema, key), root);
+    return copy;
+  }
+  return out;
+}
+
+function propertyOf(schema: JsonSchema, name: string): JsonSchema | undefined {
+  const properties = schema.properties;
+  if (!isSchema(properties) || !Object.prototype.hasOwnProperty.call(properties, name)) return undefined;
+  const property = properties[name];
+  return isSchema(property) ? property : undefined;
+}
+
+/** A `#/$defs/…` reference of the tool's schema; another kind reaches nothing here. */
+function resolve(root: JsonSchema, ref: string): JsonSchema | undefined {
+  if (!ref.startsWith('#/$defs/')) return undefined;
+  const defs = root.$defs;
+  const name = ref.slice('#/$defs/'.length).replaceAll('~1', '/').replaceAll('~0', '~');
+  if (!isSchema(defs) || !Object.prototype.hasOwnProperty.call(defs, name)) return undefined;
+  const found = defs[name];
+  return isSchema(found) ? found : undefined;
+}
+
+function isSchema(value: unknown): value is JsonSchema {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** UTF-8 bytes of a value as JSON, counted without encoding it again; 0 for what JSON cannot write. */
