@@ -43,7 +43,7 @@ const CALLER_OPTIONS = `  --principal subject    over stdio, act as this princip
 `;
 
 const COMMAND_USAGE: Record<Command, string> = {
-  dev: `Usage: typemcp dev [entry] [--stdio | --http] [--port N] [--no-watch]
+  dev: `Usage: typemcp dev [entry] [--stdio | --http] [--port N] [--no-watch] [--inspect]
 
 Runs a server entry (default src/main.ts; TypeScript through swc with decorator metadata) and
 restarts it when a file in its folder changes. Over stdio a restart keeps the client's session.
@@ -53,6 +53,9 @@ Options:
   --http                 serve Streamable HTTP
   --port N               the port for --http (sets PORT for the server)
   --no-watch             run once: no restarts; the command exits with the server
+  --inspect              start the MCP Inspector's web UI (2.12.0, on Node 22 through npx) connected
+                         to the stdio server's session, and print its URL; it stays connected
+                         across restarts and refreshes its lists after each
   -h, --help             this help
 `,
   inspect: `Usage: typemcp inspect [entry | url] [--json] [--protocol version] [caller options]
@@ -145,7 +148,7 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 
 const CALLER: Options = { principal: { type: 'string' }, scopes: { type: 'string' }, roles: { type: 'string' }, token: { type: 'string' }, header: { type: 'string', multiple: true } };
 const OPTIONS: Record<Command, Options> = {
-  dev: { stdio: { type: 'boolean' }, http: { type: 'boolean' }, port: { type: 'string' }, watch: { type: 'boolean', default: true } },
+  dev: { stdio: { type: 'boolean' }, http: { type: 'boolean' }, port: { type: 'string' }, watch: { type: 'boolean', default: true }, inspect: { type: 'boolean' } },
   inspect: { json: { type: 'boolean' }, protocol: { type: 'string' }, ...CALLER },
   call: { args: { type: 'string' }, entry: { type: 'string' }, json: { type: 'boolean' }, protocol: { type: 'string' }, ...CALLER },
   build: { target: { type: 'string' }, precompile: { type: 'boolean', default: true }, metafile: { type: 'boolean' }, outfile: { type: 'string' }, minify: { type: 'boolean' }, sourcemap: { type: 'boolean' }, snapshot: { type: 'boolean' }, tsc: { type: 'boolean', default: true }, 'nodejs-compat': { type: 'boolean' } },
@@ -180,7 +183,8 @@ export async function run(argv: string[], out: Output = createOutput(), write: (
         if (values.stdio && values.http) throw new UsageError('choose one of --stdio and --http');
         const port = parsePort(values.port as string | undefined);
         if (port !== undefined && !values.http) throw new UsageError('--port applies to --http: typemcp dev --http --port N');
-        return await dev({ entry: positionals[0] ?? path.join('src', 'main.ts'), transport: values.http ? 'http' : 'stdio', port, watch: values.watch !== false }, out);
+        if (values.inspect && values.http) throw new UsageError('--inspect connects the Inspector to a stdio server through typemcp dev; leave out --http');
+        return await dev({ entry: positionals[0] ?? path.join('src', 'main.ts'), transport: values.http ? 'http' : 'stdio', port, watch: values.watch !== false, inspect: values.inspect === true }, out);
       }
       case 'inspect':
         return await inspect(positionals[0] ?? defaultEntry(process.cwd()), values.json === true, out, write, protocolOption(values.protocol), callerFrom(values));

@@ -2,7 +2,11 @@ import path from 'node:path';
 import { once } from 'node:events';
 import type { ChildProcess } from 'node:child_process';
 import { launchFor, start } from '../launch';
+import { UsageError } from '../UsageError';
 import type { Output } from '../output';
+import { startInspectorWeb } from './inspectorWeb';
+import type { InspectorWeb } from './inspectorWeb';
+import { SessionEndpoint } from './sessionEndpoint';
 import { StdioSession } from './stdioSession';
 import { watchTree } from './watchTree';
 import type { TreeWatcher } from './watchTree';
@@ -12,6 +16,12 @@ export interface DevOptions {
   transport: 'stdio' | 'http';
   port?: number;
   watch: boolean;
+  /**
+   * Open the session to the MCP Inspector's web UI instead of this command's stdin and stdout:
+   * the session is served over Streamable HTTP on 127.0.0.1 and the Inspector, started
+   * connected to it, stays connected across restarts (stdio only).
+   */
+  inspect?: boolean;
 }
 
 /** Changes within this many milliseconds make one restart (editors write a file in steps). */
@@ -22,9 +32,11 @@ const CLIENT_END_GRACE_MS = 5000;
 /**
  * Runs a server from source and restarts it when a file under its folder changes. Over stdio
  * the command stands between the client and the server (see StdioSession), so a restart keeps
- * the client's session.
+ * the client's session. With `inspect`, that client is the MCP Inspector's web UI, which reaches
+ * the session through an HTTP endpoint on 127.0.0.1 (SessionEndpoint).
  */
 export async function dev(options: DevOptions, out: Output): Promise<number> {
+  if (options.inspect && options.transport !== 'stdio') throw new UsageError('--inspect serves the session of a stdio server to the Inspector; leave out --http');
   const launch = launchFor(options.entry, [`--${options.transport}`]);
   const env = options.port === undefined ? process.env : { ...process.env, PORT: String(options.port) };
   const entryName = path.relative(process.cwd(), launch.entry);
@@ -47,7 +59,13 @@ export async function dev(options: DevOptions, out: Output): Promise<number> {
     if (current?.exitCode) status(`server exited (exit code ${current.exitCode})`);
     void shutdown(current?.exitCode ? current.exitCode : 0);
   };
-  const session = options.transport === 'stdio' ? new StdioSession(process.stdin, process.stdout, () => void onClientEnd()) : undefined;
+  const endpoint = options.inspect ? await SessionEndpoint.listen() : undefined;
+  const session =
+    options.transport !== 'stdio'
+      ? undefined
+      : endpoint
+        ? new StdioSession(endpoint.input, endpoint.output, () => undefined)
+        : new StdioSession(process.stdin, process.stdout, () => void onClientEnd());
 
   const run = () => {
     const current = start(launch, session ? ['pipe', 'pipe', 'inherit'] : 'inherit', env);
@@ -88,11 +106,12 @@ export async function dev(options: DevOptions, out: Output): Promise<number> {
   };
 
   let watcher: TreeWatcher | undefined;
+  let inspector: InspectorWeb | undefined;
   const shutdown = async (code: number) => {
     if (stopping) return;
     stopping = true;
     watcher?.close();
-    if (child) await stopChild(child);
+    await Promise.all([child ? stopChild(child) : undefined, inspector?.stop(), endpoint?.close()]);
     finish(code);
   };
   const onSignal = (signal: NodeJS.Signals) => void shutdown(signal === 'SIGINT' ? 130 : 143);
@@ -111,6 +130,24 @@ export async function dev(options: DevOptions, out: Output): Promise<number> {
       },
       (error) => status(`cannot watch everything in ${path.relative(process.cwd(), watchedDir) || '.'}: ${error.message}`),
     );
+  }
+  if (endpoint) {
+    try {
+      inspector = await startInspectorWeb(endpoint.url, status);
+    } catch (error) {
+      out.error(error instanceof Error ? error.message : String(error));
+      await shutdown(1);
+    }
+    if (stopping) await inspector?.stop();
+    else if (inspector) {
+      out.info(`${out.bold('MCP Inspector')} connected to ${entryName}: ${inspector.url}`);
+      status(`open that page; the Inspector stays connected while the server restarts. Stop with Ctrl+C.`);
+      void inspector.exited.then((exitCode) => {
+        if (stopping) return;
+        status(`the MCP Inspector exited (code ${exitCode})`);
+        void shutdown(exitCode ? 1 : 0);
+      });
+    }
   }
   const code = await finished;
   process.off('SIGINT', onSignal);

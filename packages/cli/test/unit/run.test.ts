@@ -22,6 +22,7 @@ describe('run', () => {
       expect(await runHere(['help', command])).toEqual(help);
     }
     expect((await runHere(['dev', '-h'])).stdout).toContain('--no-watch');
+    expect((await runHere(['dev', '-h'])).stdout).toContain('--inspect              start the MCP Inspector');
     const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
     expect(await runHere(['--version'])).toEqual({ status: 0, stdout: `${version}\n`, stderr: '' });
   });
@@ -42,6 +43,7 @@ describe('run', () => {
     [['dev', '--http', '--port', 'x'], '--port must be a number from 0 to 65535, not "x"'],
     [['dev', '--http', '--port', '70000'], '--port must be a number from 0 to 65535, not "70000"'],
     [['dev', '--port', '3000'], '--port applies to --http: typemcp dev --http --port N'],
+    [['dev', '--http', '--inspect'], '--inspect connects the Inspector to a stdio server through typemcp dev; leave out --http'],
     [['dev', 'missing.ts'], 'missing.ts does not exist'],
     [['inspect', '--protocol', '2027-01-01'], '--protocol must be one of 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05, not "2027-01-01"'],
     [['inspect', 'dist/main.js'], 'dist/main.js does not exist; build the project first (npm run build), or run the source: src/main.ts'],
