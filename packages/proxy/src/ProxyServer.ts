@@ -7,6 +7,7 @@ import { StdioChannel } from './client/stdio';
 import type { StdioUpstream } from './client/stdio';
 import { UpstreamError, UpstreamGoneError } from './client/UpstreamSession';
 import type { UpstreamSession } from './client/UpstreamSession';
+import { mirrorIdentity } from './identity';
 import { LIST_CHANGED, LISTS, listAll, remoteItems } from './mirror';
 import { printable } from './printable';
 import type { ListKind } from './mirror';
@@ -97,6 +98,8 @@ export class ProxyServer extends McpServer {
   private readonly upstreamLogs: 'operator' | 'broadcast';
   private reporter: ((what: string, error: unknown) => void) | undefined;
   private readonly callerHeaders: ((ctx: Context | undefined) => HeaderMap | Promise<HeaderMap>) | undefined;
+  /** What the proxy's own options say of it: not replaced by the upstream's. */
+  private readonly ownIdentity: { title: boolean; instructions: boolean };
 
   constructor(options: ProxyOptions) {
     const { upstream, upstreamProtocolVersion, reconnect, upstreamTimeoutMs, maxPages, upstreamLogLevel, upstreamLogs, name, version, ...serverOptions } = options;
@@ -105,6 +108,7 @@ export class ProxyServer extends McpServer {
     }
     super({ ...serverOptions, name: name ?? 'proxy', version: version ?? '0.0.0' });
     this.upstreamLogs = upstreamLogs ?? 'operator';
+    this.ownIdentity = { title: serverOptions.title !== undefined, instructions: serverOptions.instructions !== undefined };
     this.catalog = this.remote({});
     // Reports go where the server's own do; however the server closes (close(), the end of stdin), the upstream goes with it.
     this.plugin({
@@ -157,6 +161,9 @@ export class ProxyServer extends McpServer {
       if (method === 'roots/list') return { roots: [] };
       throw Object.assign(new Error(`${method} is relayed only while a request of a client runs`), { code: -32601 });
     };
+    // The upstream's title and instructions are the proxy's, for clients that connect from now on.
+    const info = session.serverInfo as { title?: unknown };
+    mirrorIdentity(this, { title: typeof info.title === 'string' ? info.title : undefined, instructions: session.instructions }, this.ownIdentity);
     if (!session.modern && session.serverCapabilities.logging) await session.request('logging/setLevel', { level: logLevel }).catch(() => undefined);
     for (const kind of Object.keys(LISTS) as ListKind[]) this.stale.add(kind);
     await this.sync(session);
