@@ -44,6 +44,7 @@ export { Context } from './runtime';
 export type {
   Logger,
   Middleware,
+  Interceptor,
   MiddlewareContext,
   InvocationTarget,
   Plugin,

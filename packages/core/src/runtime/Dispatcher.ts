@@ -3,8 +3,8 @@ import type { DefinitionErrorCode } from '../errors';
 import type { EraName } from '../protocol';
 import type { RequestScope } from '../session';
 import type { Context } from './Context';
-import { checkMiddlewares, compose } from './middleware';
-import type { ComposedMiddleware, Middleware } from './middleware';
+import { checkMiddlewares, compose, composeInterceptors } from './middleware';
+import type { ComposedInterceptors, ComposedMiddleware, Interceptor, Middleware } from './middleware';
 
 /** A JSON-RPC method implementation: params in, result object out. */
 export type MethodHandler = (params: Record<string, unknown>, ctx: Context) => Record<string, unknown> | Promise<Record<string, unknown>>;
@@ -31,6 +31,8 @@ export class Dispatcher {
   private readonly notificationRoutes = new Map<string, NotificationHandler>();
   private readonly middlewares: Middleware[] = [];
   private chain: ComposedMiddleware | undefined;
+  private readonly interceptors: Interceptor[] = [];
+  private around: ComposedInterceptors | undefined;
 
   /** Why `method` cannot get a handler (taken, or handled by the lifecycle), or undefined when it can. */
   refusal(method: string, kind: 'request' | 'notification'): { code: DefinitionErrorCode; message: string } | undefined {
@@ -61,14 +63,23 @@ export class Dispatcher {
     return this.notificationRoutes.get(method);
   }
 
-  use(middlewares: readonly Middleware[]): void {
-    this.middlewares.push(...checkMiddlewares(middlewares, 'McpServer.use'));
-    this.chain = compose(this.middlewares);
+  /** Adds middleware, and interceptors (plugins'), which run outside every middleware. */
+  use(middlewares: readonly Middleware[], interceptors: readonly Interceptor[] = []): void {
+    if (middlewares.length > 0) {
+      this.middlewares.push(...checkMiddlewares(middlewares, 'McpServer.use'));
+      this.chain = compose(this.middlewares);
+    }
+    if (interceptors.length > 0) {
+      this.interceptors.push(...interceptors);
+      this.around = composeInterceptors(this.interceptors);
+    }
   }
 
   dispatch(handler: MethodHandler, method: string, params: Record<string, unknown>, context: Context): ReturnType<MethodHandler> {
-    if (!this.chain) return handler(params, context);
-    return this.chain({ method, params, context }, () => handler(params, context)) as Promise<Record<string, unknown>>;
+    const chain = this.chain;
+    if (!this.around) return chain ? (chain({ method, params, context }, () => handler(params, context)) as Promise<Record<string, unknown>>) : handler(params, context);
+    const ctx = { method, params, context };
+    return this.around(ctx, chain ? () => chain(ctx, () => handler(params, context)) : () => handler(params, context)) as ReturnType<MethodHandler>;
   }
 
   /** Runs a notification's handler, if one is routed; a failure goes to `report` (a notification has no answer). */

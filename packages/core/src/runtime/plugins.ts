@@ -4,7 +4,7 @@ import type { EraName, HttpStage, Revision } from '../protocol';
 import type { JsonSchema } from '../schema';
 import type { RequestScope } from '../session';
 import type { Context } from './Context';
-import type { InvocationTarget, Middleware } from './middleware';
+import type { Interceptor, InvocationTarget, Middleware } from './middleware';
 import type { ServerObserver } from './observers';
 
 /** A request handler a plugin adds: params in, result object out. */
@@ -49,6 +49,12 @@ export interface PluginHost {
   readonly serverInfo: { readonly name: string; readonly version: string };
   /** Middleware around every routed request, after those already added. */
   use(...middlewares: Middleware[]): void;
+  /**
+   * Interceptors around every routed request, after those already added and outside every
+   * middleware: `next()` answers as the handler does (a value when it is synchronous), so a
+   * request stays synchronous through them. For guards on hot paths; see `Interceptor`.
+   */
+  intercept(...interceptors: Interceptor[]): void;
   /** Handles a request method; a method that already has a handler is refused. */
   route(method: string, handler: PluginRequestHandler): void;
   /** Handles a client notification; one that already has a handler is refused. */
@@ -134,6 +140,7 @@ export interface CorePlugin {
 /** What registering a plugin adds, applied only when its `register` returns without throwing. */
 export interface PluginAdditions {
   middlewares: Middleware[];
+  interceptors: Interceptor[];
   routes: Array<[string, PluginRequestHandler, readonly EraName[] | undefined]>;
   notifications: Array<[string, PluginNotificationHandler]>;
   capabilities: Array<[string, CoreCapabilityValue]>;
@@ -230,6 +237,12 @@ export class PluginRegistry {
         });
         additions.middlewares.push(...middlewares);
       },
+      intercept: (...interceptors) => {
+        interceptors.forEach((m, i) => {
+          if (typeof m !== 'function') throw new TypeError(`${where}: interceptor #${i} is not a function`);
+        });
+        additions.interceptors.push(...interceptors);
+      },
       route: (method: string, handler: PluginRequestHandler, eras?: readonly EraName[]) => {
         checkRoute(method, handler, 'request', 'route');
         additions.routes.push([method, handler, eras]);
@@ -292,5 +305,5 @@ export class PluginRegistry {
 }
 
 function emptyAdditions(): PluginAdditions {
-  return { middlewares: [], routes: [], notifications: [], capabilities: [], extensions: [], services: new Map(), observers: [], closeHooks: [], readinessChecks: new Map(), httpStages: [] };
+  return { middlewares: [], interceptors: [], routes: [], notifications: [], capabilities: [], extensions: [], services: new Map(), observers: [], closeHooks: [], readinessChecks: new Map(), httpStages: [] };
 }

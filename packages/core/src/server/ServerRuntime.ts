@@ -230,7 +230,7 @@ export class ServerRuntime implements FeatureServer, ConnectionHost, ServerDescr
   }
 
   /** A plugin's additions for the other parts of the server: observers, the cluster, authentication, client features, routes. */
-  private applyPlugin({ middlewares, routes, notifications, services, observers }: PluginAdditions): void {
+  private applyPlugin({ middlewares, interceptors, routes, notifications, services, observers }: PluginAdditions): void {
     for (const observer of observers) this.observers.add(observer);
     const cluster = services.get(ClusterService) as ClusterOptions | undefined;
     if (cluster) {
@@ -242,7 +242,7 @@ export class ServerRuntime implements FeatureServer, ConnectionHost, ServerDescr
       const provided = services.get(ClientFeatureServices[feature]);
       if (provided !== undefined) (this.clientFeatures as unknown as Record<string, unknown>)[feature] = provided;
     }
-    if (middlewares.length > 0) this.dispatcher.use(middlewares);
+    this.dispatcher.use(middlewares, interceptors);
     for (const [method, handler, eras] of routes) this.dispatcher.route(method, handler, eras);
     for (const [method, handler] of notifications) this.dispatcher.onNotification(method, handler);
   }
