@@ -91,7 +91,7 @@ export class ResultCache implements Plugin<void> {
     this.perItem = { tools: options.tools, resources: options.resources, prompts: options.prompts };
   }
 
-  /** @internal Called by `server.plugin(cache)`. */
+  /** Called by `server.plugin(cache)`, once. */
   register(host: PluginHost): void {
     if (this.host !== undefined) throw new DefinitionError('INVALID_OPTION', 'guards:cache: this ResultCache is already added to a server; make one per server');
     this.host = host;
