@@ -26,5 +26,23 @@ export function compileTypeScript(source: string, filename: string, moduleType: 
     },
     module: { type: moduleType },
   };
-  return transformSync(source, options).code;
+  try {
+    return transformSync(source, options).code;
+  } catch (error) {
+    throw syntaxError(error, filename);
+  }
+}
+
+/**
+ * swc's error as a SyntaxError that says what swc's code frame says (the message, the file, the
+ * line with a caret), without what follows it: "Caused by:" and, with RUST_BACKTRACE set, some
+ * thirty lines of the compiler's own stack, nor the loader's frames.
+ */
+export function syntaxError(error: unknown, filename: string): Error {
+  const message = error instanceof Error ? error.message : String(error);
+  const frame = message.split(/\n\s*(?:Caused by:|Stack backtrace:)/)[0].replace(/\s+$/, '');
+  const clean = new SyntaxError(frame);
+  // The stack names the file only: the frames of the loader say nothing of the author's code.
+  clean.stack = `SyntaxError: ${frame.replace(/^\s+/, '')}\n    at ${filename}`;
+  return clean;
 }
