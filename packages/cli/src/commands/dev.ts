@@ -60,6 +60,7 @@ export async function dev(options: DevOptions, out: Output): Promise<number> {
     void shutdown(current?.exitCode ? current.exitCode : 0);
   };
   const endpoint = options.inspect ? await SessionEndpoint.listen() : undefined;
+  if (endpoint) endpoint.onConnect = (client) => status(`${client} connected`);
   const session =
     options.transport !== 'stdio'
       ? undefined

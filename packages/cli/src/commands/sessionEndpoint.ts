@@ -29,6 +29,8 @@ export class SessionEndpoint {
   private stream: http.ServerResponse | undefined;
   private queued: string[] = [];
   private buffered = '';
+  /** Called when a client begins a conversation (its initialize), with the name it gives. */
+  onConnect: ((client: string) => void) | undefined;
 
   private constructor(
     private readonly server: http.Server,
@@ -140,6 +142,7 @@ export class SessionEndpoint {
       return reply(res, 400, { jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message: 'Invalid request' } });
     }
     const requests = (messages as Message[]).filter((m) => typeof m.method === 'string' && 'id' in m);
+    for (const request of requests) if (request.method === 'initialize') this.onConnect?.(clientName(request));
     const answers = requests.map((request) => new Promise<Message>((resolve) => this.waiting.set(JSON.stringify(request.id), resolve)));
     res.on('close', () => {
       // The client gave up: answers that come later go out on the GET stream.
@@ -155,6 +158,11 @@ export class SessionEndpoint {
 
 function reply(res: http.ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+function clientName(initialize: Message): string {
+  const info = (initialize.params as { clientInfo?: { name?: unknown; version?: unknown } } | undefined)?.clientInfo;
+  return typeof info?.name === 'string' ? `${info.name}${typeof info.version === 'string' ? ` ${info.version}` : ''}` : 'a client';
 }
 
 function isResponse(message: unknown): message is Message & { id: unknown } {
