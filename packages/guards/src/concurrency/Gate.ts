@@ -76,9 +76,12 @@ export class Gate {
   /** Gives back `caller`'s slot and starts the first waiters that may run now. */
   leave(caller: string): void {
     this.running--;
-    const count = (this.byCaller.get(caller) ?? 1) - 1;
-    if (count === 0) this.byCaller.delete(caller);
-    else this.byCaller.set(caller, count);
+    if (this.settings.perCaller !== undefined) {
+      const count = (this.byCaller.get(caller) ?? 1) - 1;
+      if (count === 0) this.byCaller.delete(caller);
+      else this.byCaller.set(caller, count);
+    }
+    if (this.waiting.length === 0) return;
     for (let i = 0; i < this.waiting.length && this.running < this.settings.max; ) {
       const waiter = this.waiting[i];
       if (!this.mayRun(waiter.caller)) {
@@ -98,7 +101,8 @@ export class Gate {
 
   private take(caller: string): void {
     this.running++;
-    this.byCaller.set(caller, (this.byCaller.get(caller) ?? 0) + 1);
+    // Calls per caller are counted only where they are limited.
+    if (this.settings.perCaller !== undefined) this.byCaller.set(caller, (this.byCaller.get(caller) ?? 0) + 1);
   }
 }
 

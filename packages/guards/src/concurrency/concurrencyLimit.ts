@@ -1,5 +1,5 @@
 import { RateLimitedError } from '@typemcp/core';
-import type { Middleware, Plugin, ServedItem } from '@typemcp/core';
+import type { Interceptor, Plugin, ServedItem } from '@typemcp/core';
 import { callerOf, ClientAddresses } from '../callers';
 import { declareGuard, itemSettings } from '../items';
 import type { PerItem } from '../items';
@@ -35,42 +35,70 @@ export const concurrencyLimit: Plugin<ConcurrencyOptions> = {
   register(host, options) {
     const checked = checkOptions(options ?? {});
     const addresses = checked.trustProxies === undefined || checked.trustProxies.length === 0 ? undefined : new ClientAddresses(checked.trustProxies);
-    const gates = new Map<string, Gate>();
-    const limitConcurrency: Middleware = (ctx, next) => {
+    // One gate per item, kept while the item is served: bounded by the items (and templates) the server serves.
+    const gates = { tool: new Map<string, Gate>(), prompt: new Map<string, Gate>(), resource: new Map<string, Gate>() };
+    const gateOf = (item: ServedItem, settings: ConcurrencySettings): Gate => {
+      const byName = gates[item.kind];
+      const name = gateName(item, checked);
+      let gate = byName.get(name);
+      // An item whose limit changed (served anew) gets a new gate once the old one is idle.
+      if (gate === undefined || (gate.settings !== settings && gate.idle)) {
+        if (byName.size >= MAX_GATES) sweep(byName);
+        byName.set(name, (gate = new Gate(settings)));
+      }
+      return gate;
+    };
+    // An interceptor: a call that gets a slot at once and answers synchronously stays
+    // synchronous, its slot given back as it returns.
+    const limitConcurrency: Interceptor = (ctx, next) => {
       const found = itemSettings<ConcurrencySettings>(host, KEY, checked, ctx.method, ctx.params);
       const settings = found?.settings ?? (found === undefined ? undefined : checked.default);
       if (settings === undefined) return next();
       const item = found!.item;
-      const key = gateKey(item, checked);
-      let gate = gates.get(key);
-      if (gate === undefined) gates.set(key, (gate = new Gate(settings)));
-      const caller = callerOf(ctx.context, addresses).key;
+      const gate = gateOf(item, settings);
+      // The caller is only told apart when its own calls are limited.
+      const caller = gate.settings.perCaller === undefined ? '' : callerOf(ctx.context, addresses).key;
       // The signal (an AbortController) is made only for a call that waits.
       const entered = gate.enter(caller, () => ctx.context.signal);
-      if (entered === true) return run(gate, key, caller, next);
-      if (!(entered instanceof Promise)) {
-        if (gate.idle) gates.delete(key);
-        throw refusal(item, gate.settings, entered);
-      }
-      return entered.then(
-        () => run(gate, key, caller, next),
-        (reason: unknown) => {
-          if (gate.idle) gates.delete(key);
-          throw reason;
-        },
-      );
+      if (entered === true) return run(gate, caller, next);
+      if (!(entered instanceof Promise)) throw refusal(item, gate.settings, entered);
+      return entered.then(() => run(gate, caller, next));
     };
-    const run = async (gate: Gate, key: string, caller: string, next: () => Promise<unknown>): Promise<unknown> => {
-      try {
-        return await next();
-      } finally {
-        gate.leave(caller);
-        if (gate.idle) gates.delete(key);
-      }
-    };
-    host.use(limitConcurrency);
+    host.intercept(limitConcurrency);
   },
 };
+
+/** The most gates of one kind kept: past it, idle ones are forgotten (items served and gone). */
+const MAX_GATES = 1024;
+
+function sweep(gates: Map<string, Gate>): void {
+  for (const [name, gate] of gates) if (gate.idle) gates.delete(name);
+}
+
+/** Runs what a slot was taken for, giving the slot back when it ends: at once when it answers synchronously. */
+function run(gate: Gate, caller: string, next: () => unknown): unknown {
+  let result: unknown;
+  try {
+    result = next();
+  } catch (error) {
+    gate.leave(caller);
+    throw error;
+  }
+  if (!(result instanceof Promise)) {
+    gate.leave(caller);
+    return result;
+  }
+  return result.then(
+    (value: unknown) => {
+      gate.leave(caller);
+      return value;
+    },
+    (error: unknown) => {
+      gate.leave(caller);
+      throw error;
+    },
+  );
+}
 
 /** Declares this method's concurrency limit; plugin options for the same item win. */
 export function ConcurrencyLimit(settings: ConcurrencySettings): MethodDecorator {
@@ -78,11 +106,11 @@ export function ConcurrencyLimit(settings: ConcurrencySettings): MethodDecorator
   return declareGuard(KEY, { ...settings });
 }
 
-/** One gate per item: a resource read through a template shares the template's, unless its uri has options of its own. */
-function gateKey(item: ServedItem, options: ConcurrencyOptions): string {
-  if (item.kind !== 'resource') return `${item.kind}:${item.name}`;
+/** The name an item's gate goes by: a resource read through a template shares the template's, unless its uri has options of its own. */
+function gateName(item: ServedItem, options: ConcurrencyOptions): string {
+  if (item.kind !== 'resource') return item.name;
   const own = options.resources !== undefined && Object.prototype.hasOwnProperty.call(options.resources, item.name);
-  return `resource:${own ? item.name : item.target.name}`;
+  return own ? item.name : item.target.name;
 }
 
 function refusal(item: ServedItem, settings: ConcurrencySettings, counts: GateRefusal): RateLimitedError {

@@ -50,6 +50,12 @@ export class MemoryRateLimitStore implements RateLimitStore {
   private readonly maxKeys: number;
   private readonly sweepIntervalMs: number;
   private nextSweep: number;
+  /** The key `take` was last given, its algorithm, and the key it is stored under. */
+  private lastKey: string | undefined;
+  private lastAlgorithm: RateRule['algorithm'] | undefined;
+  private lastStored = '';
+  /** The stored key used last: the map's last entry, unless it was dropped since. */
+  private lastUsed: string | undefined;
 
   constructor(options: MemoryRateLimitStoreOptions = {}) {
     const { now = Date.now, maxKeys = DEFAULT_MAX_KEYS, sweepIntervalMs = DEFAULT_SWEEP_MS } = options;
@@ -67,31 +73,34 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return this.entries.size;
   }
 
-  take(key: string, rule: RateRule): Promise<RateDecision> {
-    try {
-      return Promise.resolve(this.takeNow(key, rule));
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  /** `take`, answered at once. */
-  takeNow(key: string, rule: RateRule): RateDecision {
+  /** Counts one request against `key`, answered at once (no promise): a request it allows stays synchronous. */
+  take(key: string, rule: RateRule): RateDecision {
     const now = this.now();
     if (now >= this.nextSweep) this.sweep(now);
-    // The two algorithms of one key count apart, as in every store.
-    key = (rule.algorithm === 'token-bucket' ? 'b' : 'w') + key;
-    let entry = this.entries.get(key);
+    // The two algorithms of one key count apart, as in every store. The last key is remembered:
+    // a caller calling again reuses its (hashed) key instead of a new concatenation.
+    let stored: string;
+    if (key === this.lastKey && rule.algorithm === this.lastAlgorithm) stored = this.lastStored;
+    else {
+      stored = (rule.algorithm === 'token-bucket' ? 'b' : 'w') + key;
+      this.lastKey = key;
+      this.lastAlgorithm = rule.algorithm;
+      this.lastStored = stored;
+    }
+    let entry = this.entries.get(stored);
     if (entry !== undefined) {
       // Moved to the end: the map's order is the order of last use, so the first key is the one to drop.
-      this.entries.delete(key);
-      if (!fits(entry, rule)) entry = undefined;
-    }
-    if (entry === undefined) {
+      // The key used last is at the end already.
+      if (stored !== this.lastUsed) {
+        this.entries.delete(stored);
+        this.entries.set(stored, entry);
+      }
+      if (!fits(entry, rule)) this.entries.set(stored, (entry = fresh(rule, now)));
+    } else {
       if (this.entries.size >= this.maxKeys) this.entries.delete(this.entries.keys().next().value!);
-      entry = fresh(rule, now);
+      this.entries.set(stored, (entry = fresh(rule, now)));
     }
-    this.entries.set(key, entry);
+    this.lastUsed = stored;
     return entry.algorithm === 'sliding-window' ? slide(entry, rule.limit, now) : drip(entry, now);
   }
 
@@ -101,6 +110,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
     for (const [key, entry] of this.entries) {
       if (now - entry.last >= entry.windowMs) this.entries.delete(key);
     }
+    if (this.lastUsed !== undefined && !this.entries.has(this.lastUsed)) this.lastUsed = undefined;
   }
 }
 

@@ -22,8 +22,10 @@ export interface RateDecision {
  * replicas (`RedisRateLimitStore` in `@typemcp/redis`). `take` counts one request against `key`
  * under `rule` and answers whether it is allowed, atomically (two replicas taking the last unit
  * at once: one is refused). The store's own clock decides (Redis's, for every replica alike).
- * A store that cannot answer rejects; the plugin then fails open or closed as its author chose.
+ * A store that cannot answer rejects (or throws); the plugin then fails open or closed as its
+ * author chose. A store that can answer at once (the memory store) answers the decision itself,
+ * not a promise: a request it allows then stays synchronous, as a synchronous handler answers it.
  */
 export interface RateLimitStore {
-  take(key: string, rule: RateRule): Promise<RateDecision>;
+  take(key: string, rule: RateRule): RateDecision | Promise<RateDecision>;
 }

@@ -11,16 +11,21 @@ import type { RateDecision, RateLimitStore } from './RateLimitStore';
 
 const NAME = 'guards:rate-limit';
 
-/** One count a request is checked against. */
+/** One count a request is checked against, made once per rule or item. */
 interface Check {
-  /** The key's prefix (`rl:t:search`); the caller's key follows it for a per-caller limit. */
-  readonly prefix: string | Promise<string>;
+  /** The key's prefix (`rl:t:search`), a promise while a long name is hashed, then its text; the caller's key part follows it for a per-caller limit. */
+  prefix: string | Promise<string>;
   readonly limit: ResolvedLimit;
   /** What is limited, as the message names it: `tool "search"`. */
   readonly subject: string;
   /** What it counts: `calls`, `reads`, `requests`. */
   readonly unit: string;
+  /** The whole key for the caller seen last (or `server`): a caller calling again reuses it. */
+  lastPart?: string;
+  lastKey?: string;
 }
+
+const NO_CHECKS: readonly Check[] = [];
 
 /**
  * Rate limits as a plugin (`server.plugin(rateLimit, options)`): server-wide rules (`limits`),
@@ -38,10 +43,13 @@ export const rateLimit: Plugin<RateLimitOptions> = {
     const addresses = prefixed(() => new ClientAddresses(checked.trustProxies));
     const limiter = new Limiter(host, checked, checked.store ?? new MemoryRateLimitStore());
     const serverWide = checked.rules.map((rule) => ruleCheck(rule));
-    host.use((mctx, next) => {
+    // An interceptor: with a store that answers at once (the memory store), a request it lets
+    // through stays synchronous, and one it refuses throws at once.
+    host.intercept((mctx, next) => {
       const checks = limiter.checksOf(mctx, serverWide);
       if (checks.length === 0) return next();
-      return limiter.enforce(checks, mctx.context, addresses).then(next);
+      const passed = limiter.enforce(checks, mctx.context, addresses);
+      return passed === undefined ? next() : passed.then(() => next());
     });
     const perAddress = checked.perAddress;
     if (perAddress !== undefined) {
@@ -66,18 +74,42 @@ function prefixed<T>(make: () => T): T {
 }
 
 function ruleCheck(rule: CheckedRule): Check & { readonly rule: CheckedRule } {
-  return {
+  return settling({
     rule,
     prefix: withPart('rl:l:', namePart(rule.name)),
     limit: rule,
     subject: rule.named ? `"${rule.name}"` : 'the server',
     unit: rule.tools !== undefined ? 'calls' : rule.methods?.size === 1 ? `${[...rule.methods][0]} requests` : 'requests',
-  };
+    lastPart: undefined,
+    lastKey: undefined,
+  });
 }
 
 function withPart(head: string, part: string | Promise<string>): string | Promise<string> {
   return typeof part === 'string' ? head + part : part.then((text) => head + text);
 }
+
+/** A check whose prefix is being hashed gets its text once it is: later requests need not wait. */
+function settling<C extends Check>(check: C): C {
+  const prefix = check.prefix;
+  // A failed hash stays a rejected promise: each request that needs it fails, as it would have.
+  if (typeof prefix !== 'string') prefix.then((text) => void (check.prefix = text), () => undefined);
+  return check;
+}
+
+/** The whole store key of `check` for a caller's key part (or `server`), when its prefix is known. */
+function keyOf(check: Check, part: string): string | Promise<string> {
+  if (part === check.lastPart) return check.lastKey!;
+  const prefix = check.prefix;
+  if (typeof prefix !== 'string') return prefix.then((text) => `${text}:${part}`);
+  const key = `${prefix}:${part}`;
+  check.lastPart = part;
+  check.lastKey = key;
+  return key;
+}
+
+/** What the store decided: a decision, undefined (it failed; let through), 'refuse' (it failed; refuse). */
+type Decided = RateDecision | 'refuse' | undefined;
 
 const KIND_LETTER = { tool: 't', prompt: 'p', resource: 'r' } as const;
 const KIND_UNIT = { tool: 'calls', prompt: 'requests', resource: 'reads' } as const;
@@ -88,8 +120,12 @@ class Limiter {
   private storeFailing = false;
   /** The limit each group counts by: the options' groups, then the first `@RateLimit` met for a group. */
   private readonly groups: Map<string, ResolvedLimit>;
-  private readonly itemChecks = new Map<string, Check>();
+  /** The check of each item by kind and name, and of each group by name. */
+  private readonly itemChecks = { tool: new Map<string, Check>(), prompt: new Map<string, Check>(), resource: new Map<string, Check>(), group: new Map<string, Check>() };
   private readonly warnedGroups = new Set<string>();
+  /** The caller's key seen last and its key part (hashed when long): a caller calling again reuses it. */
+  private lastCaller = '';
+  private lastCallerPart: string | Promise<string> = '';
 
   constructor(
     private readonly host: PluginHost,
@@ -100,29 +136,76 @@ class Limiter {
   }
 
   /** The counts a request is checked against, server-wide rules first; usually none or one. */
-  checksOf(mctx: MiddlewareContext, serverWide: ReadonlyArray<Check & { readonly rule: CheckedRule }>): Check[] {
+  checksOf(mctx: MiddlewareContext, serverWide: ReadonlyArray<Check & { readonly rule: CheckedRule }>): readonly Check[] {
     const { method, params } = mctx;
-    const checks: Check[] = [];
+    let checks: Check[] | undefined;
     for (const check of serverWide) {
       const { methods, tools } = check.rule;
-      if (tools !== undefined ? method === 'tools/call' && typeof params.name === 'string' && tools.has(params.name) : methods === undefined || methods.has(method)) checks.push(check);
+      if (tools !== undefined ? method === 'tools/call' && typeof params.name === 'string' && tools.has(params.name) : methods === undefined || methods.has(method)) (checks ??= []).push(check);
     }
     const found = itemSettings(this.host, RATE_LIMIT_KEY, this.options.items, method, params);
-    if (found?.settings !== undefined) checks.push(this.itemCheck(found.item.kind, this.countedName(found.item), found.settings));
+    if (found?.settings === undefined) return checks ?? NO_CHECKS;
+    const check = this.itemCheck(found.item.kind, this.countedName(found.item), found.settings);
+    if (checks === undefined) return [check];
+    checks.push(check);
     return checks;
   }
 
-  /** Checks each count in turn; the first one over its limit refuses the request (later ones are not counted). */
-  async enforce(checks: readonly Check[], ctx: Context, addresses: ClientAddresses): Promise<void> {
-    let callerKey: string | undefined;
-    for (const check of checks) {
-      let key = await check.prefix;
-      if (check.limit.per === 'caller') key += `:${(callerKey ??= await keyPart(callerOf(ctx, addresses).key))}`;
-      else key += ':server';
-      const decision = await this.take(key, check.limit);
-      if (decision === 'refuse') throw new InternalError('Rate limits cannot be checked now; try again later');
-      if (decision !== undefined && !decision.allowed) throw this.refusal(check, decision);
+  /**
+   * Checks each count in turn; the first one over its limit refuses the request (later ones are
+   * not counted). Answers at once (undefined, or a throw) while every part of it does: a known
+   * key, a store that answers synchronously; a promise from the first part that does not.
+   */
+  enforce(checks: readonly Check[], ctx: Context, addresses: ClientAddresses): Promise<void> | undefined {
+    let part: string | Promise<string> | undefined;
+    for (let i = 0; i < checks.length; i++) {
+      const check = checks[i];
+      let key: string | Promise<string>;
+      if (check.limit.per === 'caller') {
+        part ??= this.callerPart(ctx, addresses);
+        if (typeof part !== 'string') return this.enforceLater(checks, i, ctx, addresses, part);
+        key = keyOf(check, part);
+      } else key = keyOf(check, 'server');
+      if (typeof key !== 'string') return this.enforceLater(checks, i, ctx, addresses, part);
+      const decision = this.take(key, check.limit);
+      if (decision instanceof Promise) {
+        const caller = part;
+        return decision.then((answer) => {
+          this.judge(check, answer);
+          return this.enforceLater(checks, i + 1, ctx, addresses, caller);
+        });
+      }
+      this.judge(check, decision);
     }
+    return undefined;
+  }
+
+  /** `enforce` from `checks[from]` on, once a part of it has to wait. */
+  private async enforceLater(checks: readonly Check[], from: number, ctx: Context, addresses: ClientAddresses, part: string | Promise<string> | undefined): Promise<void> {
+    for (let i = from; i < checks.length; i++) {
+      const check = checks[i];
+      const key = await keyOf(check, check.limit.per === 'caller' ? await (part ??= this.callerPart(ctx, addresses)) : 'server');
+      this.judge(check, await this.take(key, check.limit));
+    }
+  }
+
+  /** Throws when the store's decision refuses the request (or the store failed and fails closed). */
+  private judge(check: Check, decision: RateDecision | 'refuse' | undefined): void {
+    if (decision === 'refuse') throw new InternalError('Rate limits cannot be checked now; try again later');
+    if (decision !== undefined && !decision.allowed) throw this.refusal(check, decision);
+  }
+
+  /** The caller's part of a key: its key, hashed when long or unusual (once, then remembered). */
+  private callerPart(ctx: Context, addresses: ClientAddresses): string | Promise<string> {
+    const key = callerOf(ctx, addresses).key;
+    if (key === this.lastCaller) return this.lastCallerPart;
+    const part = keyPart(key);
+    // A hash under way is not remembered here: keyPart remembers it once computed.
+    if (typeof part === 'string') {
+      this.lastCaller = key;
+      this.lastCallerPart = part;
+    }
+    return part;
   }
 
   /** The HTTP stage: every request to the endpoint, counted by client address before authentication. */
@@ -139,24 +222,35 @@ class Limiter {
     return undefined;
   }
 
-  /** The store's decision; undefined to let the request through when the store fails open, 'refuse' when it fails closed. */
-  private async take(key: string, limit: ResolvedLimit): Promise<RateDecision | 'refuse' | undefined> {
-    let decision: RateDecision;
+  /**
+   * The store's decision, at once when the store answers at once: undefined to let the request
+   * through when the store fails open, 'refuse' when it fails closed.
+   */
+  private take(key: string, limit: ResolvedLimit): Decided | Promise<Decided> {
+    let answer: RateDecision | Promise<RateDecision>;
     try {
-      decision = await this.store.take(key, limit);
-      if (typeof decision !== 'object' || decision === null || typeof decision.allowed !== 'boolean') {
-        throw new TypeError(`the store answered ${JSON.stringify(decision) ?? String(decision)}, not { allowed, remaining, retryAfterMs }`);
-      }
+      answer = this.store.take(key, limit);
     } catch (error) {
-      if (!this.storeFailing) {
-        this.storeFailing = true;
-        const policy = this.options.onStoreError === 'allow' ? 'requests are let through (onStoreError: "allow")' : 'requests are refused (onStoreError: "refuse")';
-        this.host.reportError(`the rate limit store failed; until it answers again, ${policy}`, error);
-      }
-      return this.options.onStoreError === 'allow' ? undefined : 'refuse';
+      return this.failed(error);
+    }
+    return answer instanceof Promise ? answer.then((decision) => this.decided(decision), (error: unknown) => this.failed(error)) : this.decided(answer);
+  }
+
+  private decided(decision: RateDecision): Decided {
+    if (typeof decision !== 'object' || decision === null || typeof decision.allowed !== 'boolean') {
+      return this.failed(new TypeError(`the store answered ${JSON.stringify(decision) ?? String(decision)}, not { allowed, remaining, retryAfterMs }`));
     }
     this.storeFailing = false;
     return decision;
+  }
+
+  private failed(error: unknown): Decided {
+    if (!this.storeFailing) {
+      this.storeFailing = true;
+      const policy = this.options.onStoreError === 'allow' ? 'requests are let through (onStoreError: "allow")' : 'requests are refused (onStoreError: "refuse")';
+      this.host.reportError(`the rate limit store failed; until it answers again, ${policy}`, error);
+    }
+    return this.options.onStoreError === 'allow' ? undefined : 'refuse';
   }
 
   private refusal(check: Check, decision: RateDecision, verb = 'allows'): RateLimitedError {
@@ -177,23 +271,24 @@ class Limiter {
 
   private itemCheck(kind: 'tool' | 'prompt' | 'resource', name: string, settings: ResolvedLimit & { readonly group?: string }): Check {
     const { group } = settings;
-    const id = group === undefined ? `${kind}\0${name}` : `group\0${group}`;
-    const cached = this.itemChecks.get(id);
+    const checks = this.itemChecks[group === undefined ? kind : 'group'];
+    const id = group === undefined ? name : group;
+    const cached = checks.get(id);
     if (cached !== undefined && (group !== undefined || sameLimit(cached.limit, settings))) {
       if (group !== undefined && !sameLimit(cached.limit, settings)) this.warnGroup(group, kind, name);
       return cached;
     }
     let check: Check;
     if (group === undefined) {
-      check = { prefix: withPart(`rl:${KIND_LETTER[kind]}:`, namePart(name)), limit: settings, subject: `${kind} "${name}"`, unit: KIND_UNIT[kind] };
+      check = settling({ prefix: withPart(`rl:${KIND_LETTER[kind]}:`, namePart(name)), limit: settings, subject: `${kind} "${name}"`, unit: KIND_UNIT[kind], lastPart: undefined, lastKey: undefined });
     } else {
       let limit = this.groups.get(group);
       if (limit === undefined) this.groups.set(group, (limit = settings));
       else if (!sameLimit(limit, settings)) this.warnGroup(group, kind, name);
-      check = { prefix: withPart('rl:g:', namePart(group)), limit, subject: `group "${group}"`, unit: 'requests' };
+      check = settling({ prefix: withPart('rl:g:', namePart(group)), limit, subject: `group "${group}"`, unit: 'requests', lastPart: undefined, lastKey: undefined });
     }
     // Bounded by the items the server serves (and the groups declared): names nothing serves never get here.
-    this.itemChecks.set(id, check);
+    checks.set(id, check);
     return check;
   }
 

@@ -1,8 +1,8 @@
 import { DefinitionError, InternalError } from '@typemcp/core';
-import type { Middleware, Plugin, ServedItem } from '@typemcp/core';
+import type { Interceptor, Plugin, ServedItem } from '@typemcp/core';
 import { declareGuard, itemSettings } from '../items';
 import type { PerItem } from '../items';
-import { jsonBytes } from './measure';
+import { utf8Bytes } from './measure';
 import { truncateToolResult } from './truncate';
 
 const KEY = 'guards:result-size';
@@ -39,13 +39,16 @@ export const resultSizeLimit: Plugin<ResultSizeOptions> = {
   register(host, options) {
     const checked = checkOptions(options ?? {});
     const fallback: ResultSizeSettings | undefined = checked.maxBytes === undefined ? undefined : { maxBytes: checked.maxBytes, truncate: checked.truncate === true };
-    const limitSize: Middleware = (ctx, next) => {
+    // An interceptor: a synchronous handler's result is measured and answered synchronously.
+    const limitSize: Interceptor = (ctx, next) => {
       const found = itemSettings<ResultSizeSettings>(host, KEY, checked, ctx.method, ctx.params);
       const settings = found?.settings ?? (found === undefined ? undefined : fallback);
       if (settings === undefined) return next();
-      return next().then((result) => limited(found!.item, settings, result));
+      const result = next();
+      const item = found!.item;
+      return result instanceof Promise ? result.then((value) => limited(item, settings, value)) : limited(item, settings, result);
     };
-    host.use(limitSize);
+    host.intercept(limitSize);
   },
 };
 
@@ -58,8 +61,12 @@ export function MaxResultSize(maxBytes: number, options: { truncate?: boolean } 
 
 function limited(item: ServedItem, settings: ResultSizeSettings, result: unknown): unknown {
   if (typeof result !== 'object' || result === null) return result;
-  const size = jsonBytes(result);
+  const json = JSON.stringify(result);
+  if (json === undefined) return result;
   const limit = settings.maxBytes;
+  // A UTF-16 unit takes at most 3 UTF-8 bytes (a pair of them 4): a short JSON needs no exact count.
+  if (json.length * 3 <= limit) return result;
+  const size = utf8Bytes(json);
   if (size <= limit) return result;
   if (item.kind !== 'tool') {
     throw new InternalError(`The result of ${item.kind} "${item.name}" is ${size} bytes, over the limit of ${limit} bytes`, { size, limit });

@@ -1,5 +1,5 @@
 import { RequestTimeoutError } from '@typemcp/core';
-import type { Context, Middleware, Plugin, ServedItem } from '@typemcp/core';
+import type { Context, Interceptor, Plugin, ServedItem } from '@typemcp/core';
 import { declareGuard, itemSettings } from '../items';
 import type { PerItem } from '../items';
 
@@ -30,13 +30,29 @@ export const timeouts: Plugin<TimeoutOptions> = {
   name: KEY,
   register(host, options) {
     const checked = checkOptions(options ?? {});
-    const limitTime: Middleware = (ctx, next) => {
+    // An interceptor: a handler that answers synchronously had nothing to interrupt, so it gets
+    // no timer at all; only a promise is raced against the time limit.
+    const limitTime: Interceptor = (ctx, next) => {
       const found = itemSettings<number>(host, KEY, checked, ctx.method, ctx.params);
       const ms = found?.settings ?? (found === undefined ? undefined : checked.defaultMs);
       if (ms === undefined) return next();
-      return withinTime(found!.item, ms, ctx.context, next);
+      const context = ctx.context;
+      // Watched before the handler starts: it may ask for a hand-off before its first await.
+      const watch = new HandOffWatch(context);
+      let work: unknown;
+      try {
+        work = next();
+      } catch (error) {
+        watch.stop();
+        throw error;
+      }
+      if (!(work instanceof Promise)) {
+        watch.stop();
+        return work;
+      }
+      return withinTime(found!.item, ms, context, work, watch);
     };
-    host.use(limitTime);
+    host.intercept(limitTime);
   },
 };
 
@@ -48,9 +64,7 @@ export function Timeout(ms: number): MethodDecorator {
 
 const TIMED_OUT: unique symbol = Symbol('timed out');
 
-async function withinTime(item: ServedItem, ms: number, context: Context, next: () => Promise<unknown>): Promise<unknown> {
-  const watch = watchHandOff(context);
-  const work = next();
+async function withinTime(item: ServedItem, ms: number, context: Context, work: Promise<unknown>, watch: HandOffWatch): Promise<unknown> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
     timer = setTimeout(() => {
@@ -85,45 +99,48 @@ async function withinTime(item: ServedItem, ms: number, context: Context, next: 
   throw new RequestTimeoutError(what, { timeoutMs: ms });
 }
 
-/** Watches the request's `ctx.continueAsTask()`: a hand-off under way, and none after the time limit. */
-interface HandOffWatch {
+/**
+ * Watches the request's `ctx.continueAsTask()`: a hand-off under way, and none after the time
+ * limit. The same object is the handler's Context, so its calls come through the wrapper put on it.
+ */
+class HandOffWatch {
   /** The hand-off under way, if the method asked for one and it has not settled. */
-  readonly pending: Promise<void> | undefined;
-  /** The call ended when its time ran out: a later `continueAsTask()` creates no task nobody would hear of. */
-  timedOut(message: string): void;
-  /** The call ended in time (or failed): `continueAsTask()` is the Context's own again. */
-  stop(): void;
-}
+  pending: Promise<void> | undefined;
+  /** Set when the call ended as its time ran out: a later `continueAsTask()` creates no task nobody would hear of. */
+  private expired: string | undefined;
+  private readonly own: boolean;
+  private readonly original: Context['continueAsTask'];
 
-function watchHandOff(context: Context): HandOffWatch {
-  const own = Object.prototype.hasOwnProperty.call(context, 'continueAsTask');
-  const original = context.continueAsTask;
-  let pending: Promise<void> | undefined;
-  let expired: string | undefined;
-  // The same object is the handler's Context, so its calls come through here.
-  context.continueAsTask = function continueAsTask(this: Context) {
-    if (expired !== undefined) return Promise.reject(new RequestTimeoutError(`${expired}: the call was answered, no task is created`));
-    const handOff = original.call(this);
-    const settled = handOff.then(
-      () => void (pending = pending === settled ? undefined : pending),
-      () => void (pending = pending === settled ? undefined : pending),
+  constructor(private readonly context: Context) {
+    this.own = Object.prototype.hasOwnProperty.call(context, 'continueAsTask');
+    this.original = context.continueAsTask;
+    const watch = this;
+    context.continueAsTask = function continueAsTask(this: Context) {
+      return watch.handOff(this);
+    };
+  }
+
+  /** The call ended when its time ran out. */
+  timedOut(message: string): void {
+    this.expired = message;
+  }
+
+  /** The call ended in time (or failed): `continueAsTask()` is the Context's own again. */
+  stop(): void {
+    if (this.own) this.context.continueAsTask = this.original;
+    else delete (this.context as Partial<Context>).continueAsTask;
+  }
+
+  private handOff(context: Context): Promise<void> {
+    if (this.expired !== undefined) return Promise.reject(new RequestTimeoutError(`${this.expired}: the call was answered, no task is created`));
+    const handOff = this.original.call(context);
+    const settled: Promise<void> = handOff.then(
+      () => void (this.pending = this.pending === settled ? undefined : this.pending),
+      () => void (this.pending = this.pending === settled ? undefined : this.pending),
     );
-    pending = settled;
+    this.pending = settled;
     return handOff;
-  };
-  const restore = () => {
-    if (own) context.continueAsTask = original;
-    else delete (context as Partial<Context>).continueAsTask;
-  };
-  return {
-    get pending() {
-      return pending;
-    },
-    timedOut(message) {
-      expired = message;
-    },
-    stop: restore,
-  };
+  }
 }
 
 function checkOptions(options: TimeoutOptions): TimeoutOptions {
