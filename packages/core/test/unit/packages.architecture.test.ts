@@ -183,12 +183,19 @@ describe('every package', () => {
       return [...signs].sort();
     }
 
-    const found = Object.fromEntries(
-      [...sources]
-        .filter(([dir]) => dir !== 'core')
-        .flatMap(([dir, tree]) => [...tree.text.keys()].map((file) => [`${dir}/src/${file}`, signsOf(tree, file)] as const))
-        .filter(([, signs]) => signs.length > 0),
-    );
+    /** Folders that, like core's `eras/`, hold a package's era codecs: their files may do all of it. */
+    const codecs = ['client/src/eras/'];
+    const everyFile = [...sources]
+      .filter(([dir]) => dir !== 'core')
+      .flatMap(([dir, tree]) => [...tree.text.keys()].map((file) => [`${dir}/src/${file}`, signsOf(tree, file)] as const))
+      .filter(([, signs]) => signs.length > 0);
+    const found = Object.fromEntries(everyFile.filter(([file]) => !codecs.some((folder) => file.startsWith(folder))));
+
+    it('leaves the era decisions of @typemcp/client to its era codecs (src/eras/), where they are', () => {
+      const inCodecs = everyFile.filter(([file]) => codecs.some((folder) => file.startsWith(folder))).map(([file]) => file);
+      expect(inCodecs).toEqual(expect.arrayContaining(['client/src/eras/index.ts', 'client/src/eras/handshake/codec.ts', 'client/src/eras/modern/codec.ts']));
+      expect(Object.keys(found).filter((file) => file.startsWith('client/'))).toEqual([]);
+    });
 
     it('tells what a file does (the checks themselves work)', () => {
       const tree: SourceTree = {
