@@ -39,15 +39,19 @@ let upstream: HttpUpstreamProcess;
 let gateway: McpServer;
 let proxies: ProxyServer[];
 let address: ListenAddress;
+/** What the proxies told their operator (onError), as `[name] what: message`: the tests that stop an upstream expect it. */
+const reports: string[] = [];
+const reportAs = (name: string) => (what: string, error: unknown) => void reports.push(`[${name}] ${what}: ${error instanceof Error ? error.message : String(error)}`);
 
 beforeAll(async () => {
   upstream = await startHttpUpstream();
-  const local = new ProxyServer({ name: 'local', upstream: upstreamCommand, reconnect: { initialDelayMs: 50, maxDelayMs: 500 } });
-  const remote = new ProxyServer({ name: 'remote', upstream: { url: upstream.url }, upstreamProtocolVersion: '2025-11-25', reconnect: { initialDelayMs: 50, maxDelayMs: 500 } });
+  const local = new ProxyServer({ name: 'local', upstream: upstreamCommand, reconnect: { initialDelayMs: 50, maxDelayMs: 500 }, onError: reportAs('local') });
+  const remote = new ProxyServer({ name: 'remote', upstream: { url: upstream.url }, upstreamProtocolVersion: '2025-11-25', reconnect: { initialDelayMs: 50, maxDelayMs: 500 }, onError: reportAs('remote') });
   const trusted = new ProxyServer({
     name: 'trusted',
     upstream: { url: upstream.url, headers: (ctx) => ({ authorization: ctx?.httpRequest?.headers.get('authorization') ?? '' }) },
     reconnect: { initialDelayMs: 50, maxDelayMs: 500 },
+    onError: reportAs('trusted'),
   });
   proxies = [local, remote, trusted];
   await Promise.all(proxies.map((proxy) => proxy.start()));
@@ -213,6 +217,7 @@ describe('an upstream that goes away', () => {
   test('over stdio: a call in flight fails within a second, the rest serves on, and the process is started again', async () => {
     const { client } = await connectSdkClient(v1Transport(), { protocolVersion: '2025-11-25' });
     try {
+      reports.length = 0;
       const pid = Number(text(await client.callTool({ name: 'local_pid', arguments: {} })));
       const started = Date.now();
       const call = client.callTool({ name: 'local_slow', arguments: { steps: 500, stepMs: 20 } }, undefined, { onprogress: () => process.kill(pid, 'SIGKILL') });
@@ -225,6 +230,7 @@ describe('an upstream that goes away', () => {
       expect(text(await client.callTool({ name: 'status', arguments: {} }))).toBe('ok');
       await waitFor(async () => text(await client.callTool({ name: 'local_tool_001', arguments: { text: 'back' } })) === 'tool_001:back', 10_000);
       expect(Number(text(await client.callTool({ name: 'local_pid', arguments: {} })))).not.toBe(pid);
+      expect(reports).toContainEqual(expect.stringMatching(/^\[local\] plugin "typemcp:proxy": the upstream went away; reconnecting: /));
     } finally {
       await client.close();
     }
@@ -233,6 +239,7 @@ describe('an upstream that goes away', () => {
   test('over HTTP: a call in flight fails within a second; the server started again on its port is served again', async () => {
     const { client } = await connectSdkClient(v1Transport(), { protocolVersion: '2025-11-25' });
     try {
+      reports.length = 0;
       let killed: Promise<void> | undefined;
       const started = Date.now();
       const failed = await client.callTool({ name: 'remote_slow', arguments: { steps: 500, stepMs: 20 } }, undefined, { onprogress: () => void (killed ??= upstream.kill()) });
@@ -245,6 +252,10 @@ describe('an upstream that goes away', () => {
       upstream = await startHttpUpstream(upstream.port);
       await waitFor(async () => text(await client.callTool({ name: 'remote_tool_002', arguments: { text: 'again' } })) === 'tool_002:again', 15_000);
       await waitFor(async () => text(await client.callTool({ name: 'trusted_tool_002', arguments: { text: 'again' } })) === 'tool_002:again', 15_000);
+      // While it was down, both HTTP proxies told the operator, and nobody else, that it could not be reached.
+      for (const name of ['remote', 'trusted']) {
+        expect(reports).toContainEqual(expect.stringMatching(new RegExp(`^\\[${name}\\] plugin "typemcp:proxy": the upstream (went away; reconnecting|could not be reached): the upstream at http://127\\.0\\.0\\.1:\\d+ cannot be reached: ECONNREFUSED$`)));
+      }
     } finally {
       await client.close();
     }

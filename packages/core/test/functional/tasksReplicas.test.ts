@@ -85,8 +85,14 @@ function flaky(store: InMemoryTaskStore): { store: InMemoryTaskStore; failing: {
   return { store: view, failing };
 }
 
+/** What each lease replica reported (its onError): the failures a test expects, kept off stderr. */
+const leaseReports = new Map<McpServer, string[]>();
+
 function leaseReplica(store: InMemoryTaskStore): McpServer {
-  const server = new McpServer({ name: 'leases', version: '1.0.0', providers: [LeaseTools], tasks: { ...tuning, store }, requestState: { secret: 'replica-test-secret-0123456789' } });
+  const reports: string[] = [];
+  const onError = (what: string, error: unknown) => void reports.push(`${what}: ${(error as Error).message}`);
+  const server = new McpServer({ name: 'leases', version: '1.0.0', providers: [LeaseTools], tasks: { ...tuning, store }, requestState: { secret: 'replica-test-secret-0123456789' }, onError });
+  leaseReports.set(server, reports);
   servers.push(server);
   // A replica serves: its task runner (leases, claims) starts then, not when it is constructed.
   server.fetchHandler();
@@ -304,6 +310,9 @@ describe('tasks across replicas sharing one TaskStore', () => {
     // A's next renewal answered that it no longer holds the task: its run stopped; B's goes on alone.
     expect(a.runtime.tasks.runningTaskIds).toEqual([]);
     expect(aborts).toEqual([expect.stringMatching(/lost its lease/)]);
+    // A said, each time, that its store did not answer; B had nothing to report.
+    expect(new Set(leaseReports.get(a))).toEqual(new Set(['tasks: renewing or claiming leases failed: store unreachable']));
+    expect(leaseReports.get(b)).toEqual([]);
     finish.resolve();
     expect((await onA.request('tasks/result', { taskId })).result.content).toEqual([{ type: 'text', text: 'held done' }]);
   });
@@ -328,5 +337,7 @@ describe('tasks across replicas sharing one TaskStore', () => {
     finish.resolve();
     await sleep(20);
     expect(charges).toBe(0);
+    expect(new Set(leaseReports.get(a))).toEqual(new Set(['tasks: renewing or claiming leases failed: store unreachable']));
+    expect(leaseReports.get(b)).toEqual([]);
   });
 });
