@@ -8,13 +8,13 @@
  * behind sign-in from its build and its production bundle.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer as createTcpServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { outsideEnv } from '../../../test-support/outsideRepository';
+import { ownedTempDir } from '../../../test-support/ownedTempDir';
 import { installFromTarballs, packPackages } from '../../../test-support/packedPackages';
 import type { Tarball } from '../../../test-support/packedPackages';
 import { connectSdkClient } from '../../../test-support/sdkClient';
@@ -76,7 +76,8 @@ async function exerciseOverStdio(command: string, args: string[]): Promise<void>
 }
 
 beforeAll(() => {
-  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'typemcp-e2e-'));
+  // Owned by this run: removed if it is interrupted, and swept by the next run if it was killed.
+  workDir = ownedTempDir('typemcp-e2e-');
   const packDir = path.join(workDir, 'tarballs');
   fs.mkdirSync(packDir);
   tarballs = packPackages(PACKAGES, packDir);
