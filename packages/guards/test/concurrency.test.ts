@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Context, McpServer, metadataStore, Resource, Tool } from '@typemcp/core';
-import type { Principal } from '@typemcp/core';
+import type { Plugin, Principal } from '@typemcp/core';
 import { createTestClient, McpRequestError } from '@typemcp/testing';
 import type { CallToolResult, TestClient } from '@typemcp/testing';
 import { CONCURRENCY_RETRY_AFTER_MS, ConcurrencyLimit, concurrencyLimit, Timeout, timeouts } from '@typemcp/guards';
@@ -29,6 +29,12 @@ function declareProviders() {
     async held(ctx: Context): Promise<string> {
       await hold(ctx);
       return 'held';
+    }
+
+    @Tool({ description: 'Answers at once' })
+    @ConcurrencyLimit({ max: 1 })
+    quick(): string {
+      return 'quick';
     }
 
     @Tool({ description: 'Fails' })
@@ -99,6 +105,26 @@ async function until(condition: () => boolean): Promise<void> {
 }
 
 const text = (result: CallToolResult) => result.content[0].text;
+
+/** An interceptor added first (outermost): how each `tools/call` came back from the rest, `sync`, `async` (a promise) or `threw` at once. */
+function probe(seen: string[], around?: (next: () => unknown) => unknown): Plugin {
+  return {
+    name: 'probe',
+    register: (host) =>
+      host.intercept((ctx, next) => {
+        if (ctx.method !== 'tools/call') return next();
+        let result: unknown;
+        try {
+          result = around ? around(next) : next();
+        } catch (error) {
+          seen.push('threw');
+          throw error;
+        }
+        seen.push(result instanceof Promise ? 'async' : 'sync');
+        return result;
+      }),
+  };
+}
 
 describe('concurrencyLimit', () => {
   it('runs max calls at once, queues up to its bound in order, and refuses the call past it at once', async () => {
@@ -235,6 +261,30 @@ describe('concurrencyLimit', () => {
     await expect(client.readResource('mem://b')).rejects.toThrow('Resource "mem://b" is busy: 1 running (at most 1), 0 waiting (at most 0)');
     holds.forEach((release) => release());
     expect([text(await work), text(await held), (await read).contents[0].text]).toEqual(['worked', 'held', 'a']);
+  });
+
+  it('keeps a synchronous call synchronous, its slot back as it returns; a call that waits answers a promise', async () => {
+    const seen: string[] = [];
+    const server = new McpServer({ name: 'busy', version: '1.0.0', providers: [Busy], onError: () => undefined })
+      .plugin(probe(seen))
+      .plugin(concurrencyLimit, { tools: { held: { max: 1, queue: 1 } } });
+    servers.push(server);
+    const client = await clientOf(server);
+    // max 1, queue 0: a slot not given back at once would refuse the next call.
+    for (let i = 0; i < 3; i++) expect(text(await client.callTool('quick'))).toBe('quick');
+    expect((await client.callTool('fails')).isError).toBe(true);
+    expect((await client.callTool('fails')).isError).toBe(true);
+    expect(seen).toEqual(['sync', 'sync', 'sync', 'sync', 'sync']);
+    const first = client.callTool('held');
+    await until(() => started.length === 1);
+    const second = client.callTool('held');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await expect(client.callTool('held')).rejects.toThrow('Tool "held" is busy: 1 running (at most 1), 1 waiting (at most 1)');
+    expect(seen.slice(5)).toEqual(['async', 'async', 'threw']);
+    holds[0]();
+    await until(() => started.length === 2);
+    holds[1]();
+    expect([text(await first), text(await second)]).toEqual(['held', 'held']);
   });
 
   it('checks its options when added, naming the option', () => {

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { DefinitionError, McpServer, metadataStore, Prompt, Resource, Tool } from '@typemcp/core';
-import type { Principal } from '@typemcp/core';
+import type { Plugin, Principal } from '@typemcp/core';
 import { createTestClient, McpRequestError } from '@typemcp/testing';
 import type { TestClient } from '@typemcp/testing';
 import { MemoryRateLimitStore, RateLimit, rateLimit } from '@typemcp/guards';
@@ -292,7 +292,7 @@ describe('the rateLimit plugin when its store fails', () => {
     const memory = new MemoryRateLimitStore();
     const flaky = {
       failing: true,
-      take(key: string, rule: RateRule): Promise<RateDecision> {
+      take(key: string, rule: RateRule): RateDecision | Promise<RateDecision> {
         return flaky.failing ? Promise.reject(new Error('store down')) : memory.take(key, rule);
       },
     };
@@ -331,6 +331,70 @@ describe('the rateLimit plugin when its store fails', () => {
     const client = await connect(serve({ tools: { search: { limit: 1, windowMs: 60_000 } }, store, onStoreError: 'refuse' }));
     expect((await refusal(client.callTool('search'))).code).toBe(-32603);
     expect(String(reported[0][1])).toMatch(/the store answered undefined/);
+  });
+});
+
+/** An interceptor added first (outermost): how each `tools/call` came back from the rest, `sync`, `async` (a promise) or `threw` at once. */
+function probe(seen: string[]): Plugin {
+  return {
+    name: 'probe',
+    register: (host) =>
+      host.intercept((ctx, next) => {
+        if (ctx.method !== 'tools/call') return next();
+        let result: unknown;
+        try {
+          result = next();
+        } catch (error) {
+          seen.push('threw');
+          throw error;
+        }
+        seen.push(result instanceof Promise ? 'async' : 'sync');
+        return result;
+      }),
+  };
+}
+
+function probed(seen: string[], options: RateLimitOptions): McpServer {
+  const server = new McpServer({ name: 'limited', version: '1.0.0', providers: [Catalogue], onError: (what, error) => reported.push([what, error]) });
+  server.plugin(probe(seen)).plugin(rateLimit, options);
+  servers.push(server);
+  return server;
+}
+
+describe('the rateLimit plugin answers synchronously when its store does', () => {
+  it('keeps a synchronous tool synchronous with the memory store, and refuses at once', async () => {
+    const seen: string[] = [];
+    const client = await connect(probed(seen, { tools: { search: { limit: 2, windowMs: 60_000 } }, limits: [{ limit: 100, windowMs: 60_000, per: 'server' }] }));
+    expect(textOf(await client.callTool('search'))).toBe('found');
+    expect(textOf(await client.callTool('search'))).toBe('found');
+    expect((await refusal(client.callTool('search'))).code).toBe(-32023);
+    expect(seen).toEqual(['sync', 'sync', 'threw']);
+    expect(runs.search).toBe(2);
+  });
+
+  it('waits for a store that answers a promise, counting as the memory store does', async () => {
+    const seen: string[] = [];
+    const memory = new MemoryRateLimitStore();
+    const store: RateLimitStore = { take: (key, rule) => Promise.resolve(memory.take(key, rule)) };
+    const client = await connect(probed(seen, { tools: { search: { limit: 1, windowMs: 60_000 } }, store }));
+    expect(textOf(await client.callTool('search'))).toBe('found');
+    expect((await refusal(client.callTool('search'))).code).toBe(-32023);
+    expect(seen).toEqual(['async', 'async']);
+    expect(runs.search).toBe(1);
+  });
+
+  it('waits once for the hash of a long caller key, then answers at once from what it remembers', async () => {
+    const seen: string[] = [];
+    const keys: string[] = [];
+    const memory = new MemoryRateLimitStore();
+    const store: RateLimitStore = { take: (key, rule) => (keys.push(key), memory.take(key, rule)) };
+    const client = await connect(probed(seen, { tools: { search: { limit: 3, windowMs: 60_000 } }, store }), 'x'.repeat(200));
+    for (let i = 0; i < 3; i++) expect(textOf(await client.callTool('search'))).toBe('found');
+    expect((await refusal(client.callTool('search'))).code).toBe(-32023);
+    expect(seen).toEqual(['async', 'sync', 'sync', 'threw']);
+    // One key throughout: the hashed caller part, remembered.
+    expect(new Set(keys).size).toBe(1);
+    expect(keys[0]).toMatch(/^rl:t:search:#[\w-]{43}$/);
   });
 });
 

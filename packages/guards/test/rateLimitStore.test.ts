@@ -134,6 +134,25 @@ describe('MemoryRateLimitStore, memory', () => {
     expect((await store.take('c', rule)).allowed).toBe(true);
   });
 
+  it('answers at once, no promise, and a key used again and again stays the most recent', () => {
+    const clock = fakeClock();
+    const store = new MemoryRateLimitStore({ now: clock.now, maxKeys: 2 });
+    const rule = window(3, 60_000);
+    const first = store.take('a', rule);
+    expect(first).not.toBeInstanceOf(Promise);
+    expect(first).toEqual({ allowed: true, remaining: 2, retryAfterMs: 0 });
+    store.take('b', rule);
+    store.take('a', rule);
+    store.take('a', rule);
+    store.take('c', rule); // drops b, used least recently
+    expect(store.take('b', rule)).toEqual({ allowed: true, remaining: 2, retryAfterMs: 0 }); // afresh; drops a
+    expect(store.take('c', rule)).toEqual({ allowed: true, remaining: 1, retryAfterMs: 0 });
+    expect(store.take('a', rule)).toEqual({ allowed: true, remaining: 2, retryAfterMs: 0 }); // a was dropped
+    // The same key under the other algorithm counts apart, then the first again.
+    expect(store.take('a', bucket(1, 60_000)).allowed).toBe(true);
+    expect(store.take('a', rule)).toEqual({ allowed: true, remaining: 1, retryAfterMs: 0 });
+  });
+
   it('starts a key afresh when its window changes, and keeps the two algorithms apart', async () => {
     const store = new MemoryRateLimitStore({ now: () => 0 });
     expect((await store.take('k', window(1, 1000))).allowed).toBe(true);

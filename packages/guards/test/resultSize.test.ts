@@ -1,9 +1,11 @@
 import 'reflect-metadata';
 import { DefinitionError, McpServer, metadataStore, Prompt, Resource, Tool } from '@typemcp/core';
+import type { Plugin } from '@typemcp/core';
 import { createTestClient, McpRequestError } from '@typemcp/testing';
 import type { TestClient } from '@typemcp/testing';
 import { MaxResultSize, resultSizeLimit, truncationMarker } from '@typemcp/guards';
 import type { ResultSizeOptions } from '@typemcp/guards';
+import { jsonBytesBound } from '../src/resultSize/measure';
 
 /** What the tools answer, set per test. */
 let answer: Record<string, unknown>;
@@ -25,6 +27,12 @@ function declareProviders() {
     @MaxResultSize(120, { truncate: true })
     cut(): string {
       return 'y'.repeat(200);
+    }
+
+    @Tool({ description: 'Answers what the test set, later' })
+    async later(): Promise<Record<string, unknown>> {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      return answer;
     }
 
     @Tool({ description: 'Small' })
@@ -71,6 +79,26 @@ const asSent = (result: Record<string, unknown>) => {
   const { _meta: _ignored, ...rest } = result;
   return rest;
 };
+
+/** An interceptor added first (outermost): how each `tools/call` came back from the rest, `sync`, `async` (a promise) or `threw` at once. */
+function probe(seen: string[], around?: (next: () => unknown) => unknown): Plugin {
+  return {
+    name: 'probe',
+    register: (host) =>
+      host.intercept((ctx, next) => {
+        if (ctx.method !== 'tools/call') return next();
+        let result: unknown;
+        try {
+          result = around ? around(next) : next();
+        } catch (error) {
+          seen.push('threw');
+          throw error;
+        }
+        seen.push(result instanceof Promise ? 'async' : 'sync');
+        return result;
+      }),
+  };
+}
 
 describe('resultSizeLimit', () => {
   it('answers a tool error naming the tool, the size and the limit when a tool result is over its limit', async () => {
@@ -157,6 +185,22 @@ describe('resultSizeLimit', () => {
     expect((await roomy.readResource('mem://big')).contents[0].text).toBe('z'.repeat(500));
   });
 
+  it('measures a synchronous result synchronously, and a promised one once it settles', async () => {
+    const seen: string[] = [];
+    const server = new McpServer({ name: 'sizes', version: '1.0.0', providers: [Big] }).plugin(probe(seen)).plugin(resultSizeLimit, { maxBytes: 100 });
+    servers.push(server);
+    const client = await createTestClient(server);
+    clients.push(client);
+    answer = { content: [{ type: 'text', text: 'small' }] };
+    expect(asSent(await client.callTool('big'))).toEqual(answer);
+    expect(asSent(await client.callTool('later'))).toEqual(answer);
+    answer = { content: [{ type: 'text', text: 'é'.repeat(60) }] };
+    const over = `is ${bytesOf(answer)} bytes, over the limit of 100 bytes`;
+    expect((await client.callTool('big')).content).toEqual([{ type: 'text', text: `The result of tool "big" ${over}` }]);
+    expect((await client.callTool('later')).content).toEqual([{ type: 'text', text: `The result of tool "later" ${over}` }]);
+    expect(seen).toEqual(['sync', 'async', 'sync', 'async']);
+  });
+
   it('checks its options when added, naming the option', () => {
     const server = () => new McpServer({ name: 's', version: '1.0.0', providers: [Big] });
     expect(() => server().plugin(resultSizeLimit, { maxBytes: 0 })).toThrow('resultSizeLimit: maxBytes must be a positive whole number of bytes, not 0');
@@ -164,5 +208,39 @@ describe('resultSizeLimit', () => {
     expect(() => server().plugin(resultSizeLimit, { resources: { 'mem://big': { maxBytes: 10, truncate: true } } })).toThrow(DefinitionError);
     expect(() => server().plugin(resultSizeLimit, { maxbytes: 10 } as never)).toThrow('resultSizeLimit: unknown option "maxbytes"');
     expect(() => MaxResultSize(-1)).toThrow('@MaxResultSize(maxBytes) must be a positive whole number of bytes, not -1');
+  });
+});
+
+describe('jsonBytesBound', () => {
+  const values: unknown[] = [
+    { content: [{ type: 'text', text: 'hello' }] },
+    { content: [{ type: 'text', text: '\u0000\u001f"\\\n\t é 中 😀 \ud800 \udc00' }], structuredContent: { n: -1.2345678901234567e-300, big: Number.MAX_VALUE, nan: Number.NaN, yes: true, none: null } },
+    [undefined, () => 1, Symbol('s'), [], {}, [[[['deep']]]]],
+    { skipped: undefined, fn: () => 1, 'kéy "quoted"': 'v', nested: { a: [1, 2, 3], b: { c: 'ü'.repeat(50) } } },
+    Object.assign(Object.create(null) as object, { bare: 'object' }),
+  ];
+
+  it('is at least the exact UTF-8 bytes of the JSON of plain data', () => {
+    for (const value of values) {
+      const exact = Buffer.byteLength(JSON.stringify(value), 'utf8');
+      expect(jsonBytesBound(value, Number.MAX_SAFE_INTEGER)).toBeGreaterThanOrEqual(exact);
+    }
+  });
+
+  it('stops past its budget, answering a number above it', () => {
+    const value = { content: Array.from({ length: 1000 }, (_, i) => ({ type: 'text', text: `item ${i}` })) };
+    const bound = jsonBytesBound(value, 500);
+    expect(bound).toBeGreaterThan(500);
+    expect(bound).toBeLessThan(jsonBytesBound(value, Number.MAX_SAFE_INTEGER));
+  });
+
+  it('cannot tell (NaN) for what is not plain data: toJSON, class instances, bigints, deep nesting', () => {
+    expect(jsonBytesBound({ at: new Date(0) }, 1e9)).toBeNaN();
+    expect(jsonBytesBound({ own: { toJSON: () => 'x'.repeat(1e6) } }, 1e9)).toBeNaN();
+    expect(jsonBytesBound({ map: new Map() }, 1e9)).toBeNaN();
+    expect(jsonBytesBound({ n: 10n }, 1e9)).toBeNaN();
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 100; i++) deep = [deep];
+    expect(jsonBytesBound(deep, 1e9)).toBeNaN();
   });
 });

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Context, InMemoryTransport, McpServer, metadataStore, Prompt, Resource, Tool } from '@typemcp/core';
-import type { ListenAddress } from '@typemcp/core';
+import type { ListenAddress, Plugin } from '@typemcp/core';
 import { McpRequestError, TestClient } from '@typemcp/testing';
 import type { TestClientOptions } from '@typemcp/testing';
 import { Timeout, timeouts } from '@typemcp/guards';
@@ -118,6 +118,26 @@ async function connect(options: TimeoutOptions = {}, clientOptions: TestClientOp
   return { client, sent };
 }
 
+/** An interceptor added first (outermost): how each `tools/call` came back from the rest, `sync`, `async` (a promise) or `threw` at once. */
+function probe(seen: string[], around?: (next: () => unknown) => unknown): Plugin {
+  return {
+    name: 'probe',
+    register: (host) =>
+      host.intercept((ctx, next) => {
+        if (ctx.method !== 'tools/call') return next();
+        let result: unknown;
+        try {
+          result = around ? around(next) : next();
+        } catch (error) {
+          seen.push('threw');
+          throw error;
+        }
+        seen.push(result instanceof Promise ? 'async' : 'sync');
+        return result;
+      }),
+  };
+}
+
 describe('timeouts', () => {
   it('aborts the handler’s signal, answers the tool error at once, drops the late result, and keeps serving', async () => {
     const { client, sent } = await connect();
@@ -178,6 +198,41 @@ describe('timeouts', () => {
     expect(refused.content[0].text).toBe('Tool "handsOffLate" did not finish within 50 ms');
     await sleep(120);
     expect(seen.handOff).toMatchObject({ name: 'RequestTimeoutError', message: 'Tool "handsOffLate" did not finish within 50 ms: the call was answered, no task is created' });
+  });
+
+  it('sets no timer for a handler that answers synchronously, and races one that answers a promise', async () => {
+    const seen: string[] = [];
+    const contexts: Context[] = [];
+    let timers = 0;
+    const counting = (next: () => unknown) => {
+      const spy = jest.spyOn(globalThis, 'setTimeout');
+      try {
+        return next();
+      } finally {
+        timers += spy.mock.calls.length;
+        spy.mockRestore();
+      }
+    };
+    const server = new McpServer({ name: 'slow', version: '1.0.0', providers: [Slow] })
+      .plugin(probe(seen, counting))
+      .plugin({ name: 'contexts', register: (host) => host.intercept((ctx, next) => (contexts.push(ctx.context), next())) })
+      .plugin(timeouts, { defaultMs: 1000 });
+    servers.push(server);
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = await TestClient.connect(clientSide);
+    clients.push(client);
+    expect(await client.callTool('quick')).toMatchObject({ content: [{ type: 'text', text: 'quick' }] });
+    expect(seen).toEqual(['sync']);
+    expect(timers).toBe(0);
+    // The Context's continueAsTask is its own again once the call answered.
+    expect(Object.prototype.hasOwnProperty.call(contexts[0], 'continueAsTask')).toBe(false);
+
+    setTimeout(release, 20);
+    expect(await client.callTool('slow')).toMatchObject({ content: [{ type: 'text', text: 'late' }] });
+    expect(seen).toEqual(['sync', 'async']);
+    expect(timers).toBe(1);
+    expect(Object.prototype.hasOwnProperty.call(contexts[1], 'continueAsTask')).toBe(false);
   });
 
   it('checks its options when added, naming the option', () => {

@@ -11,6 +11,56 @@ export function jsonBytes(value: unknown): number {
 }
 
 /**
+ * An upper bound of the UTF-8 bytes of `value`'s JSON, found by walking it without writing any
+ * JSON, or NaN when the walk cannot tell (what is not plain data: a `toJSON`, a class instance,
+ * a bigint, nesting past 64 levels): then measure exactly. It stops once past `budget`,
+ * answering a number above it. Each string counts 6 bytes a UTF-16 unit (the most an escape
+ * takes), each number 24 (the longest JSON writes), so a result well within its limit is
+ * known to fit at the cost of one pass over its fields.
+ */
+export function jsonBytesBound(value: unknown, budget: number): number {
+  return bound(value, budget, 0);
+}
+
+const MAX_DEPTH = 64;
+
+function bound(value: unknown, budget: number, depth: number): number {
+  switch (typeof value) {
+    case 'string':
+      return 2 + 6 * value.length;
+    case 'number':
+      return 24;
+    case 'boolean':
+      return 5;
+    case 'object':
+      break;
+    case 'bigint':
+      return Number.NaN;
+    default:
+      // undefined, a function or a symbol: `null` in an array, left out of an object.
+      return 4;
+  }
+  if (value === null) return 4;
+  if (depth >= MAX_DEPTH) return Number.NaN;
+  let total = 2;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      total += bound(value[i], budget, depth + 1) + 1;
+      if (!(total <= budget)) return total;
+    }
+    return total;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if ((prototype !== Object.prototype && prototype !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return Number.NaN;
+  // Inherited enumerable keys, if any, only add to the bound.
+  for (const key in value) {
+    total += 4 + 6 * key.length + bound((value as Record<string, unknown>)[key], budget, depth + 1);
+    if (!(total <= budget)) return total;
+  }
+  return total;
+}
+
+/**
  * The UTF-8 bytes of a string that is JSON text: JSON.stringify escapes lone surrogates, so
  * every surrogate here is half of a pair (4 bytes for the pair).
  */

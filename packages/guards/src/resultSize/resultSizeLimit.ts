@@ -2,7 +2,7 @@ import { DefinitionError, InternalError } from '@typemcp/core';
 import type { Interceptor, Plugin, ServedItem } from '@typemcp/core';
 import { declareGuard, itemSettings } from '../items';
 import type { PerItem } from '../items';
-import { utf8Bytes } from './measure';
+import { jsonBytesBound, utf8Bytes } from './measure';
 import { truncateToolResult } from './truncate';
 
 const KEY = 'guards:result-size';
@@ -61,9 +61,11 @@ export function MaxResultSize(maxBytes: number, options: { truncate?: boolean } 
 
 function limited(item: ServedItem, settings: ResultSizeSettings, result: unknown): unknown {
   if (typeof result !== 'object' || result === null) return result;
+  const limit = settings.maxBytes;
+  // Most results are far within their limit: a bound found without writing JSON tells so.
+  if (jsonBytesBound(result, limit) <= limit) return result;
   const json = JSON.stringify(result);
   if (json === undefined) return result;
-  const limit = settings.maxBytes;
   // A UTF-16 unit takes at most 3 UTF-8 bytes (a pair of them 4): a short JSON needs no exact count.
   if (json.length * 3 <= limit) return result;
   const size = utf8Bytes(json);
