@@ -97,16 +97,31 @@ export class Observers {
     return this.observers.length > 0;
   }
 
-  /** Tells every observer of a request; returns what hears its outcome, or undefined when nobody listens. */
+  /**
+   * Tells every observer of a request; returns what hears its outcome (pass it to `watch`, which
+   * reports it if it throws), or undefined when nobody listens. With one hearer, that hearer
+   * itself: nothing is built per request for the common case.
+   */
   request(event: ObservedRequest): ((outcome: RequestOutcome) => void) | undefined {
-    const hearers: Array<(outcome: RequestOutcome) => void> = [];
+    let first: ((outcome: RequestOutcome) => void) | undefined;
+    let more: Array<(outcome: RequestOutcome) => void> | undefined;
     for (const observer of this.observers) {
-      const hear = this.call(() => observer.request?.(event));
-      if (typeof hear === 'function') hearers.push(hear);
+      if (observer.request === undefined) continue;
+      let hear: ((outcome: RequestOutcome) => void) | void;
+      try {
+        hear = observer.request(event);
+      } catch (error) {
+        this.reportError('an observer failed', error);
+        continue;
+      }
+      if (typeof hear !== 'function') continue;
+      if (first === undefined) first = hear;
+      else (more ??= []).push(hear);
     }
-    if (hearers.length === 0) return undefined;
+    if (more === undefined) return first;
+    const hearers = [first!, ...more];
     return (outcome) => {
-      for (const hear of hearers) this.call(() => hear(outcome));
+      for (const hear of hearers) this.tell(hear, outcome);
     };
   }
 
@@ -117,19 +132,28 @@ export class Observers {
   watch(method: string, hear: ((outcome: RequestOutcome) => void) | undefined, run: (deliver: ((response: JsonRpcResponse | undefined) => void) | undefined) => Answer, deliver: ((response: JsonRpcResponse | undefined) => void) | undefined): Answer {
     if (!hear) return run(deliver);
     const heard = deliver && ((response: JsonRpcResponse | undefined) => {
-      hear(outcomeOf(method, response));
+      this.tell(hear, outcomeOf(method, response));
       deliver(response);
     });
     const answer = run(heard);
     if (answer instanceof Promise) {
       return answer.then((response) => {
-        hear(outcomeOf(method, response));
+        this.tell(hear, outcomeOf(method, response));
         return response;
       });
     }
     // With a deliver function, nothing now means the answer comes later, through it.
-    if (answer !== undefined || !deliver) hear(outcomeOf(method, answer));
+    if (answer !== undefined || !deliver) this.tell(hear, outcomeOf(method, answer));
     return answer;
+  }
+
+  /** Tells one hearer how a request ended; one that throws is reported, and the request goes on. */
+  private tell(hear: (outcome: RequestOutcome) => void, outcome: RequestOutcome): void {
+    try {
+      hear(outcome);
+    } catch (error) {
+      this.reportError('an observer failed', error);
+    }
   }
 
   connectionOpened(connection: ObservedConnection): void {
