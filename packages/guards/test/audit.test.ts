@@ -180,6 +180,22 @@ describe('auditLog: one entry per request', () => {
     expect(Object.keys(entry)).toEqual(['time', 'requestId', 'sessionId', 'caller', 'method', 'item', 'outcome', 'durationMs', 'requestBytes', 'responseBytes', 'protocolVersion']);
   });
 
+  it('counts the bytes of params and result as UTF-8 JSON, for ASCII text and for text that is not', async () => {
+    const { logger, of } = recordingLogger();
+    const client = await serve({ logger });
+    const plain = { url: 'https://example.com/a', tags: ['x'] };
+    // "é" is 2 bytes, "✓" 3, "😀" (a surrogate pair) 4.
+    const wide = { url: 'https://example.com/é', tags: ['✓', '😀'], note: 'café 😀' };
+    await client.callTool('add_bookmark', plain);
+    await client.callTool('add_bookmark', wide);
+    await settle();
+    const [first, second] = of('tools/call').map((l) => l.entry);
+    expect(first.requestBytes).toBe(JSON.stringify({ name: 'add_bookmark', arguments: plain }).length);
+    expect(second.requestBytes).toBe(Buffer.byteLength(JSON.stringify({ name: 'add_bookmark', arguments: wide })));
+    expect(second.requestBytes).toBe(JSON.stringify({ name: 'add_bookmark', arguments: wide }).length + 1 + 2 + 2 + 1 + 2);
+    expect(first.responseBytes).toBe(Buffer.byteLength(JSON.stringify({ content: [{ type: 'text', text: 'saved with 1 tags' }] })));
+  });
+
   it('names the principal as the caller', async () => {
     const { of, logger } = recordingLogger();
     const client = await serve({ logger }, { principal: { subject: 'user-42', scopes: [], claims: { iss: 'https://id.example.com' } } });
@@ -249,6 +265,16 @@ describe('auditLog: arguments', () => {
     expect(of('tools/call')[0].entry.arguments).toBeUndefined();
     const written = JSON.stringify(lines);
     for (const value of [SECRET, TAG_VALUE, 'private note']) expect(written).not.toContain(value);
+  });
+
+  it('records each call\'s own arguments, call after call of the same tool', async () => {
+    const { logger, of } = recordingLogger();
+    const client = await serve({ logger, arguments: { tools: { add_bookmark: ['tags', 'note'] } } });
+    await client.callTool('add_bookmark', { url: 'https://example.com/1', tags: ['one'] });
+    await client.callTool('add_bookmark', { url: 'https://example.com/2', tags: ['two'], note: 'second' });
+    await client.callTool('add_bookmark', { url: 'https://example.com/3' });
+    await settle();
+    expect(of('tools/call').map((l) => l.entry.arguments)).toEqual([{ tags: ['one'] }, { tags: ['two'], note: 'second' }, {}]);
   });
 
   it('records the arguments named for the tool, and a @Sensitive one as "[sensitive]" even when named', async () => {
@@ -366,6 +392,15 @@ describe('jsonLinesLogger', () => {
     expect(written.every((line) => !line.includes('\n'))).toBe(true);
     expect(JSON.parse(written[0])).toEqual({ level: 'info', ...entry, msg: 'mcp request' });
     expect(JSON.parse(written[1])).toMatchObject({ level: 'warn', outcome: 'error', errorCode: -32603 });
+  });
+
+  it('writes the level first, then the entry\'s fields in their order, then the message', () => {
+    const written: string[] = [];
+    const logger = jsonLinesLogger((line) => written.push(line));
+    const full = { ...entry, sessionId: 's-1', item: 'tëst ✓', arguments: { tags: ['a'] } } as AuditEntry;
+    logger.info(full, 'mcp request');
+    logger.warn!(full);
+    expect(written).toEqual([JSON.stringify({ level: 'info', ...full, msg: 'mcp request' }), JSON.stringify({ level: 'warn', ...full })]);
   });
 
   it('writes to stderr by default, never stdout', () => {

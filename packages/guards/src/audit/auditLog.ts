@@ -1,6 +1,5 @@
 import { DefinitionError } from '@typemcp/core';
 import type { JsonSchema, ObservedRequest, Plugin, PluginHost, RequestOutcome } from '@typemcp/core';
-import { principalCaller } from '../callers';
 import { declareGuard, itemSettings } from '../items';
 
 /** The plugin's name, and the key its decorator declares under. */
@@ -71,6 +70,7 @@ export interface AuditLogOptions {
  */
 export function AuditArguments(...names: string[]): MethodDecorator {
   checkNames(names, '@AuditArguments');
+  declarations++;
   return declareGuard(NAME, Object.freeze([...names]));
 }
 
@@ -83,59 +83,110 @@ export const auditLog: Plugin<AuditLogOptions> = {
   name: NAME,
   register(host, options) {
     const { logger, fields } = checkOptions(options);
-    host.observe({ request: (request) => heard(host, logger, fields, request) });
+    const audit = new Audit(host, logger, fields);
+    host.observe({ request: (request) => audit.heard(request) });
   },
 };
 
-/** What one request's end writes: the entry is made at arrival, finished and written when it ends. */
-function heard(host: PluginHost, logger: AuditLogger, fields: AuditLogOptions['arguments'], request: ObservedRequest): (outcome: RequestOutcome) => void {
-  const started = performance.now();
-  const time = new Date().toISOString();
-  const requestBytes = jsonBytes(request.params);
-  const item = itemNamed(request);
-  // Taken now, as received: what middleware later does to the params is not what the client sent.
-  const args = request.method === 'tools/call' ? recordedArguments(host, fields, request) : undefined;
-  return (outcome) => {
-    const entry: Record<string, unknown> = {
-      time,
-      requestId: request.id,
-      sessionId: request.sessionId,
-      caller: callerOf(request),
-      method: clip(request.method),
-      item,
-      outcome: outcome.type,
-      errorCode: outcome.type === 'error' ? outcome.error.code : undefined,
-      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-      requestBytes,
-      responseBytes: outcome.type === 'cancelled' ? 0 : jsonBytes(outcome.type === 'error' ? outcome.error : outcome.result),
-      // Kept to be read in the log, never compared here.
-      protocolVersion: request.protocolVersion,
-      arguments: args,
-    };
-    // What a request does not have is left out rather than written as null.
-    for (const key of Object.keys(entry)) if (entry[key] === undefined) delete entry[key];
-    write(host, logger, outcome.type === 'error' || outcome.type === 'tool_error', entry as unknown as AuditEntry);
-  };
-}
+/** How many `@AuditArguments` have been declared in this process: with none and no options, no tool call looks for arguments. */
+let declarations = 0;
 
-function write(host: PluginHost, logger: AuditLogger, warning: boolean, entry: AuditEntry): void {
-  try {
-    const written = warning && typeof logger.warn === 'function' ? logger.warn(entry, 'mcp request') : logger.info(entry, 'mcp request');
-    // A logger that answers with a promise may fail later: that is reported too.
-    if (written !== null && typeof written === 'object' && typeof (written as { then?: unknown }).then === 'function') {
-      (written as Promise<unknown>).then(undefined, (error: unknown) => host.reportError('the audit logger failed', error));
+/** The one local client, and an HTTP client whose address the host does not know: the same for every entry. */
+const LOCAL: AuditCaller = Object.freeze({ kind: 'local' });
+const UNKNOWN_ADDRESS: AuditCaller = Object.freeze({ kind: 'address', id: 'unknown' });
+
+/** One server's audit log. Per request it keeps what arrived and builds the entry once, when the request ends. */
+class Audit {
+  /** The arguments recorded per tool, by name, with the served code they were found for (a tool may be replaced). */
+  private readonly recorded = new Map<string, { readonly target: object; readonly names: readonly string[] | undefined; readonly schema: JsonSchema | undefined }>();
+  /** The last arrival's time to the millisecond and as text: requests arriving together share it. */
+  private lastMs = NaN;
+  private lastTime = '';
+
+  constructor(
+    private readonly host: PluginHost,
+    private readonly logger: AuditLogger,
+    private readonly fields: AuditLogOptions['arguments'],
+  ) {}
+
+  /** A request arrived: what it was is taken now; the entry is made and written when it ends. */
+  heard(request: ObservedRequest): (outcome: RequestOutcome) => void {
+    const started = performance.now();
+    const now = Date.now();
+    if (now !== this.lastMs) {
+      this.lastMs = now;
+      this.lastTime = new Date(now).toISOString();
     }
-  } catch (error) {
-    host.reportError('the audit logger failed', error);
+    const time = this.lastTime;
+    const requestBytes = jsonBytes(request.params);
+    // Taken now, as received: what middleware later does to the params is not what the client sent.
+    const args = request.method === 'tools/call' && (declarations > 0 || this.fields?.tools !== undefined) ? this.argumentsOf(request) : undefined;
+    return (outcome) => this.write(request, outcome, time, started, requestBytes, args);
+  }
+
+  private write(request: ObservedRequest, outcome: RequestOutcome, time: string, started: number, requestBytes: number, args: Record<string, unknown> | undefined): void {
+    // Built in the order it is read, and what a request does not have is left out rather than written as null.
+    const entry: { -readonly [K in keyof AuditEntry]: AuditEntry[K] } = { time, requestId: request.id } as AuditEntry;
+    if (request.sessionId !== undefined) entry.sessionId = request.sessionId;
+    entry.caller = callerOf(request);
+    entry.method = clip(request.method);
+    const item = itemNamed(request);
+    if (item !== undefined) entry.item = item;
+    const type = outcome.type;
+    entry.outcome = type;
+    if (type === 'error') entry.errorCode = outcome.error.code;
+    entry.durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+    entry.requestBytes = requestBytes;
+    entry.responseBytes = type === 'cancelled' ? 0 : jsonBytes(type === 'error' ? outcome.error : outcome.result);
+    // Kept to be read in the log, never compared here.
+    if (request.protocolVersion !== undefined) entry.protocolVersion = request.protocolVersion;
+    if (args !== undefined) entry.arguments = args;
+    const logger = this.logger;
+    try {
+      const written = (type === 'error' || type === 'tool_error') && typeof logger.warn === 'function' ? logger.warn(entry, 'mcp request') : logger.info(entry, 'mcp request');
+      // A logger that answers with a promise may fail later: that is reported too.
+      if (written !== null && typeof written === 'object' && typeof (written as { then?: unknown }).then === 'function') {
+        (written as Promise<unknown>).then(undefined, (error: unknown) => this.host.reportError('the audit logger failed', error));
+      }
+    } catch (error) {
+      this.host.reportError('the audit logger failed', error);
+    }
+  }
+
+  /** The opted-in arguments of a tool call, each as sent unless its schema says it is `writeOnly`. */
+  private argumentsOf(request: ObservedRequest): Record<string, unknown> | undefined {
+    const sent = request.params.arguments;
+    if (typeof sent !== 'object' || sent === null || Array.isArray(sent)) return undefined;
+    const name = request.params.name;
+    if (typeof name !== 'string') return undefined;
+    let found = this.recorded.get(name);
+    // Looked up on every call (a tool may be replaced); what it records is worked out once per tool.
+    const item = this.host.itemOf(request.method, request.params);
+    if (item === undefined) return undefined;
+    if (found === undefined || found.target !== item.target) {
+      const settings = itemSettings<readonly string[]>(this.host, NAME, this.fields, request.method, request.params)?.settings;
+      found = { target: item.target, names: settings !== undefined && settings.length > 0 ? settings : undefined, schema: item.inputSchema };
+      this.recorded.set(name, found);
+    }
+    const { names, schema } = found;
+    if (names === undefined) return undefined;
+    const recorded: Record<string, unknown> = {};
+    for (const argument of names) {
+      if (!Object.prototype.hasOwnProperty.call(sent, argument)) continue;
+      const value = (sent as Record<string, unknown>)[argument];
+      recorded[argument] = schema === undefined ? value : redacted(value, propertyOf(schema, argument), schema);
+    }
+    return recorded;
   }
 }
 
 /** The caller as `callerOf` sees it, from what an observer hears. */
 function callerOf(request: ObservedRequest): AuditCaller {
-  if (request.principal !== undefined) return { kind: 'principal', id: principalCaller(request.principal).id };
+  // The subject, as `callerOf` names it (its key, which the issuer qualifies, is not needed here).
+  if (request.principal !== undefined) return { kind: 'principal', id: request.principal.subject };
   if (request.clientAddress !== undefined) return { kind: 'address', id: request.clientAddress };
   // Over HTTP (tcp) from an address the host does not know: still the network, not the local client.
-  return request.networkTransport === 'tcp' ? { kind: 'address', id: 'unknown' } : { kind: 'local' };
+  return request.networkTransport === 'tcp' ? UNKNOWN_ADDRESS : LOCAL;
 }
 
 /** The item a request names, from its params alone (an unknown name is worth recording too). */
@@ -152,22 +203,6 @@ function itemNamed(request: ObservedRequest): string | undefined {
     default:
       return undefined;
   }
-}
-
-/** The opted-in arguments of a tool call, each as sent unless its schema says it is `writeOnly`. */
-function recordedArguments(host: PluginHost, fields: AuditLogOptions['arguments'], request: ObservedRequest): Record<string, unknown> | undefined {
-  const found = itemSettings<readonly string[]>(host, NAME, fields, request.method, request.params);
-  if (found === undefined || found.settings === undefined || found.settings.length === 0) return undefined;
-  const sent = request.params.arguments;
-  if (typeof sent !== 'object' || sent === null || Array.isArray(sent)) return undefined;
-  const schema = found.item.inputSchema;
-  const recorded: Record<string, unknown> = {};
-  for (const name of found.settings) {
-    if (!Object.prototype.hasOwnProperty.call(sent, name)) continue;
-    const value = (sent as Record<string, unknown>)[name];
-    recorded[name] = schema === undefined ? value : redacted(value, propertyOf(schema, name), schema);
-  }
-  return recorded;
 }
 
 /**
@@ -217,7 +252,10 @@ function isSchema(value: unknown): value is JsonSchema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** UTF-8 bytes of a value as JSON, counted without encoding it again; 0 for what JSON cannot write. */
+/** Only ASCII: its UTF-8 bytes are its characters. */
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** UTF-8 bytes of a value as JSON (written once, counted without encoding it); 0 for what JSON cannot write. */
 export function jsonBytes(value: unknown): number {
   let text: string | undefined;
   try {
@@ -226,6 +264,10 @@ export function jsonBytes(value: unknown): number {
     return 0;
   }
   if (text === undefined) return 0;
+  return ASCII.test(text) ? text.length : utf8Bytes(text);
+}
+
+function utf8Bytes(text: string): number {
   let bytes = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);

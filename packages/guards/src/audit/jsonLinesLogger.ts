@@ -8,10 +8,16 @@ import type { AuditEntry, AuditLogger } from './auditLog';
  */
 export function jsonLinesLogger(write: (line: string) => void = (line) => console.error(line)): AuditLogger {
   if (typeof write !== 'function') throw new TypeError('jsonLinesLogger(write): write must be a function that takes one line');
-  const logAt =
-    (level: 'info' | 'warn') =>
-    (entry: AuditEntry, message?: string): void => {
-      write(JSON.stringify(message === undefined ? { level, ...entry } : { level, ...entry, msg: message }));
-    };
-  return { info: logAt('info'), warn: logAt('warn') };
+  return { info: (entry, message) => write(line('info', entry, message)), warn: (entry, message) => write(line('warn', entry, message)) };
+}
+
+/** The entry's JSON with the level spliced in front and the message behind: the entry is written once, never copied first. */
+function line(level: 'info' | 'warn', entry: AuditEntry, message: string | undefined): string {
+  const json = JSON.stringify(entry);
+  // An entry always has fields of its own; anything else (or one naming a level or message itself) takes the plain way.
+  if (json === undefined || json.length <= 2 || json.charCodeAt(0) !== 0x7b || 'level' in entry || 'msg' in entry) {
+    return JSON.stringify(message === undefined ? { level, ...entry } : { level, ...entry, msg: message });
+  }
+  const fields = json.slice(1, -1);
+  return message === undefined ? `{"level":"${level}",${fields}}` : `{"level":"${level}",${fields},"msg":${JSON.stringify(message)}}`;
 }
