@@ -42,7 +42,7 @@ const SCRIPT = path.join(__dirname, 'dist', 'guards.js');
 const TIMEOUT_MS = 300_000;
 
 const GUARDS = ['rate-limit', 'cache', 'result-size', 'timeout', 'concurrency', 'audit'];
-const REFERENCE = ['middleware', 'interceptor', 'cache-hit'];
+const REFERENCE = ['middleware', 'interceptor', 'cache-hit', 'audit-json'];
 const VARIANTS = ['none', ...GUARDS, ...REFERENCE];
 
 const log = (text) => process.stderr.write(`${text}\n`);

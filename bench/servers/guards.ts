@@ -3,7 +3,7 @@
  * `@typemcp/guards` in memory, set so that it never refuses (what is measured is what the guard
  * costs a call it lets through).
  *
- *   node bench/dist/guards.js none|middleware|interceptor|rate-limit|cache|cache-hit|result-size|timeout|concurrency|audit
+ *   node bench/dist/guards.js none|middleware|interceptor|rate-limit|cache|cache-hit|result-size|timeout|concurrency|audit|audit-json
  *
  * `cache` caches `echo` and the bench sends new arguments with every call, so each call is a
  * miss (the key made, the store written); `cache-hit` is for reference: the same arguments.
@@ -56,7 +56,12 @@ switch (guard) {
     server.plugin(concurrencyLimit, { tools: { echo: { max: 1_000, queue: 1_000 } } });
     break;
   case 'audit':
-    // Every entry is built and serialised; where the line goes is the author's cost, not the guard's.
+    // Every entry is built and handed to a logger that drops it: serialising is the logger's job
+    // (pino does it in its own way), and where a line goes is the author's cost, not the guard's.
+    server.plugin(auditLog, { logger: { info() {}, warn() {} } });
+    break;
+  case 'audit-json':
+    // For reference: every entry also serialised by jsonLinesLogger, the line then dropped.
     server.plugin(auditLog, { logger: jsonLinesLogger(() => undefined) });
     break;
   default:
