@@ -150,3 +150,49 @@ describe('Client without handlers', () => {
     expect(client.isClosed).toBe(true);
   });
 });
+
+describe('agreeing on a revision with a hand-written server', () => {
+  type Message = { id?: number; method?: string; params?: Record<string, unknown> };
+  async function handWritten(answer: (message: Message) => unknown): Promise<{ transport: InMemoryTransport; seen: Message[] }> {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const seen: Message[] = [];
+    serverSide.onmessage = (raw) => {
+      const message = raw as Message;
+      seen.push(message);
+      if (message.id === undefined) return;
+      const reply = answer(message);
+      void serverSide.send({ jsonrpc: '2.0', id: message.id, ...(reply as object) } as never);
+    };
+    await serverSide.start();
+    return { transport: clientSide, seen };
+  }
+  const initialized = { result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'old', version: '1' } } };
+
+  it('auto: falls back to initialize when server/discover is unknown, and speaks the version the server answers', async () => {
+    const { transport, seen } = await handWritten((message) => (message.method === 'server/discover' ? { error: { code: -32601, message: 'Method not found' } } : message.method === 'initialize' ? initialized : { result: {} }));
+    const client = await Client.connect(transport, { protocolVersion: 'auto' });
+    expect(client.protocolVersion).toBe('2025-06-18');
+    expect(seen.map((message) => message.method)).toEqual(['server/discover', 'initialize', 'notifications/initialized']);
+    await client.close();
+  });
+
+  it('2026-07-28: asks again once with a version the -32022 error offers', async () => {
+    let first = true;
+    const { transport, seen } = await handWritten((message) => {
+      if (first) {
+        first = false;
+        return { error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'], requested: 'x' } } };
+      }
+      return { result: { supportedVersions: ['2026-07-28'], capabilities: {}, serverInfo: { name: 'modern', version: '1' }, resultType: 'complete' } };
+    });
+    const client = await Client.connect(transport, { protocolVersion: '2026-07-28' });
+    expect(client.serverInfo).toEqual({ name: 'modern', version: '1' });
+    expect(seen.map((message) => message.method)).toEqual(['server/discover', 'server/discover']);
+    await client.close();
+  });
+
+  it('refuses a handshake answer with a version it does not speak', async () => {
+    const { transport } = await handWritten(() => ({ result: { protocolVersion: '1999-01-01', capabilities: {}, serverInfo: { name: 'odd', version: '1' } } }));
+    await expect(Client.connect(transport)).rejects.toThrow('The server answered initialize with protocol 1999-01-01');
+  });
+});

@@ -1,3 +1,4 @@
+import { MODERN_VERSIONS } from '@typemcp/core';
 import { McpRequestError } from '../../errors';
 import type { CallToolOptions, CallToolResult, JsonObject, ListenFilter, LoggingLevel, RequestId, ServerDescription, Subscription, TaskStatus } from '../../types';
 import { capabilitiesFor, isObject } from '../capabilities';
@@ -24,10 +25,19 @@ const DEFAULT_MAX_ROUNDS = 10;
  * tool's `Mcp-Param-*` headers. Resolves with `undefined` when `fallback` is set and the
  * server does not serve `version`.
  */
-export async function discover(link: Link, version: string, { fallback }: { fallback: boolean }): Promise<ClientEra | undefined> {
+export async function discover(link: Link, version: string, { fallback, retried = false }: { fallback: boolean; retried?: boolean }): Promise<ClientEra | undefined> {
   link.transport.setHeaders?.({ 'mcp-protocol-version': version });
   const era = new ModernEra(link, version);
-  const found = await era.request('server/discover', undefined);
+  let found: JsonObject;
+  try {
+    found = await era.request('server/discover', undefined);
+  } catch (error) {
+    // -32022: the server names the versions it serves; once, the newest of them this client speaks is asked for.
+    const offered = error instanceof McpRequestError && error.code === -32022 && isObject(error.data) && Array.isArray(error.data.supported) ? (error.data.supported as unknown[]) : [];
+    const retry = [...MODERN_VERSIONS].reverse().find((known) => offered.includes(known));
+    if (retried || retry === undefined) throw error;
+    return discover(link, retry, { fallback, retried: true });
+  }
   const supported = Array.isArray(found.supportedVersions) ? (found.supportedVersions as string[]) : [];
   if (!supported.includes(version)) {
     if (fallback) return undefined;
