@@ -44,7 +44,7 @@ export class Gate {
    * (rejecting with the request signal's reason if the request is cancelled first, leaving the queue), or
    * the counts of a refusal when the queue is full.
    */
-  enter(caller: string, signalOf: () => AbortSignal): true | Promise<void> | GateRefusal {
+  enter(caller: string, context: { readonly signal: AbortSignal }): true | Promise<void> | GateRefusal {
     if (this.mayRun(caller)) {
       this.take(caller);
       return true;
@@ -53,7 +53,8 @@ export class Gate {
       const callerRunning = this.running < this.settings.max ? (this.byCaller.get(caller) ?? 0) : undefined;
       return { running: this.running, waiting: this.waiting.length, ...(callerRunning === undefined ? {} : { callerRunning }) };
     }
-    const signal = signalOf();
+    // Read only for a call that waits: the request's signal (an AbortController) is made when first read.
+    const signal = context.signal;
     if (signal.aborted) return Promise.reject(reasonOf(signal));
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {

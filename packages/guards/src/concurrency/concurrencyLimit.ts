@@ -58,8 +58,7 @@ export const concurrencyLimit: Plugin<ConcurrencyOptions> = {
       const gate = gateOf(item, settings);
       // The caller is only told apart when its own calls are limited.
       const caller = gate.settings.perCaller === undefined ? '' : callerOf(ctx.context, addresses).key;
-      // The signal (an AbortController) is made only for a call that waits.
-      const entered = gate.enter(caller, () => ctx.context.signal);
+      const entered = gate.enter(caller, ctx.context);
       if (entered === true) return run(gate, caller, next);
       if (!(entered instanceof Promise)) throw refusal(item, gate.settings, entered);
       return entered.then(() => run(gate, caller, next));

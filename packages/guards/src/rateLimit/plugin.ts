@@ -46,6 +46,13 @@ export const rateLimit: Plugin<RateLimitOptions> = {
     // An interceptor: with a store that answers at once (the memory store), a request it lets
     // through stays synchronous, and one it refuses throws at once.
     host.intercept((mctx, next) => {
+      if (serverWide.length === 0) {
+        // Limits per item only: at most one check, and no array made for it.
+        const check = limiter.itemCheckOf(mctx);
+        if (check === undefined) return next();
+        const passed = limiter.enforceOne(check, mctx.context, addresses);
+        return passed === undefined ? next() : passed.then(() => next());
+      }
       const checks = limiter.checksOf(mctx, serverWide);
       if (checks.length === 0) return next();
       const passed = limiter.enforce(checks, mctx.context, addresses);
@@ -143,12 +150,32 @@ class Limiter {
       const { methods, tools } = check.rule;
       if (tools !== undefined ? method === 'tools/call' && typeof params.name === 'string' && tools.has(params.name) : methods === undefined || methods.has(method)) (checks ??= []).push(check);
     }
-    const found = itemSettings(this.host, RATE_LIMIT_KEY, this.options.items, method, params);
-    if (found?.settings === undefined) return checks ?? NO_CHECKS;
-    const check = this.itemCheck(found.item.kind, this.countedName(found.item), found.settings);
+    const check = this.itemCheckOf(mctx);
+    if (check === undefined) return checks ?? NO_CHECKS;
     if (checks === undefined) return [check];
     checks.push(check);
     return checks;
+  }
+
+  /** The count of the item a request names, if it has a limit. */
+  itemCheckOf(mctx: MiddlewareContext): Check | undefined {
+    const found = itemSettings(this.host, RATE_LIMIT_KEY, this.options.items, mctx.method, mctx.params);
+    return found?.settings === undefined ? undefined : this.itemCheck(found.item.kind, this.countedName(found.item), found.settings);
+  }
+
+  /** `enforce` of one check: undefined at once when allowed, a throw when refused, a promise when a part of it waits. */
+  enforceOne(check: Check, ctx: Context, addresses: ClientAddresses): Promise<void> | undefined {
+    let key: string | Promise<string>;
+    if (check.limit.per === 'caller') {
+      const part = this.callerPart(ctx, addresses);
+      if (typeof part !== 'string') return this.enforceLater([check], 0, ctx, addresses, part);
+      key = keyOf(check, part);
+    } else key = keyOf(check, 'server');
+    if (typeof key !== 'string') return this.enforceLater([check], 0, ctx, addresses, undefined);
+    const decision = this.take(key, check.limit);
+    if (decision instanceof Promise) return decision.then((answer) => this.judge(check, answer));
+    this.judge(check, decision);
+    return undefined;
   }
 
   /**
@@ -274,6 +301,8 @@ class Limiter {
     const checks = this.itemChecks[group === undefined ? kind : 'group'];
     const id = group === undefined ? name : group;
     const cached = checks.get(id);
+    // The same settings as last time (the usual case): nothing to compare.
+    if (cached !== undefined && cached.limit === settings) return cached;
     if (cached !== undefined && (group !== undefined || sameLimit(cached.limit, settings))) {
       if (group !== undefined && !sameLimit(cached.limit, settings)) this.warnGroup(group, kind, name);
       return cached;
