@@ -2,13 +2,17 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { ask, shouldAsk } from './ask';
+import type { Answers } from './ask';
 import { nextSteps, scaffold, ScaffoldError } from './scaffold';
 import type { PackageManager, RuntimeChoice, TransportChoice } from './scaffold';
 
 const USAGE = `Usage: npm create typemcp <directory> [-- options]
        npx create-typemcp <directory> [options]
 
-Creates a TypeMCP server project from the default template.
+Creates a TypeMCP server project from the default template. At a terminal, with no option
+given, it asks what to make (runtime, sign-in, transport, installing); any option, or no
+terminal, makes it ask nothing and take the options' defaults.
 
 Options:
   --runtime <node|bun|deno|workers>
@@ -29,6 +33,7 @@ Options:
                              @typemcp:registry; default: the one npm create ran with, when it
                              is on this machine (127.0.0.1, localhost)
   --install                  install the dependencies right away
+  -y, --yes                  ask nothing: the defaults of the options not given
   -h, --help                 show this help
 `;
 
@@ -52,6 +57,7 @@ export async function main(argv: string[]): Promise<number> {
         'mcp-name': { type: 'string' },
         registry: { type: 'string' },
         install: { type: 'boolean', default: false },
+        yes: { type: 'boolean', short: 'y', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -63,11 +69,18 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  if (positionals.length !== 1) return usageError(positionals.length ? `expected one directory, got ${positionals.join(' ')}` : 'the directory to create is missing');
-  const signIn = values['sign-in'];
-  const runtime = values.runtime ?? 'node';
+  let asked: Answers | undefined;
+  if (positionals.length <= 1 && shouldAsk(argv, process.stdin, process.stdout)) {
+    asked = await ask(positionals[0]);
+    if (!asked) return 130;
+  }
+  if (!asked && positionals.length !== 1) return usageError(positionals.length ? `expected one directory, got ${positionals.join(' ')}` : 'the directory to create is missing');
+  const directory = asked?.directory ?? positionals[0];
+  const install = asked?.install ?? values.install;
+  const signIn = asked?.signIn ?? values['sign-in'];
+  const runtime = asked?.runtime ?? values.runtime ?? 'node';
   if (!isOneOf(runtime, RUNTIMES)) return usageError(`--runtime must be one of ${RUNTIMES.join(', ')}, not "${runtime}"`);
-  const transport = values.transport ?? (signIn || runtime === 'workers' ? 'http' : 'stdio');
+  const transport = asked?.transport ?? values.transport ?? (signIn || runtime === 'workers' ? 'http' : 'stdio');
   if (!isOneOf(transport, TRANSPORTS)) return usageError(`--transport must be stdio or http, not "${transport}"`);
   const registry = values.registry ?? localRegistry(process.env.npm_config_registry);
   const packageManager = values.pm ?? packageManagerFromUserAgent(process.env.npm_config_user_agent);
@@ -75,7 +88,7 @@ export async function main(argv: string[]): Promise<number> {
 
   let result;
   try {
-    result = scaffold({ directory: positionals[0], name: values.name, mcpName: values['mcp-name'], transport, runtime, signIn, registry });
+    result = scaffold({ directory, name: values.name, mcpName: values['mcp-name'], transport, runtime, signIn, registry });
   } catch (error) {
     if (error instanceof ScaffoldError) return usageError(error.message);
     throw error;
@@ -83,7 +96,7 @@ export async function main(argv: string[]): Promise<number> {
   const serves = signIn ? 'http with sign-in' : runtime === 'workers' ? 'Streamable HTTP on workerd' : `${transport} by default`;
   process.stdout.write(`Created ${result.name} in ${result.directory} (${result.files.length} files, ${runtime === 'node' ? '' : `for ${runtime}, `}${serves}).\n`);
 
-  if (values.install) {
+  if (install) {
     process.stdout.write(`Running ${packageManager} install…\n`);
     const install = spawnSync(packageManager, ['install'], { cwd: result.directory, stdio: 'inherit', shell: process.platform === 'win32' });
     if (install.status !== 0) {
@@ -91,7 +104,7 @@ export async function main(argv: string[]): Promise<number> {
       return 1;
     }
   }
-  const steps = runtime === 'node' ? nextSteps(result, packageManager, values.install) : [`see README.md: how to run and test it on ${runtime}`];
+  const steps = runtime === 'node' ? nextSteps(result, packageManager, install) : [`see README.md: how to run and test it on ${runtime}`];
   process.stdout.write(`\nNext steps:\n${steps.map((line) => `  ${line}`).join('\n')}\n`);
   if (result.files.includes('.npmrc')) {
     process.stdout.write(`\nThe @typemcp packages come from ${registryOf(result.directory)}: the project's .npmrc says so, for npm install and npm install @typemcp/<package> alike.\n`);
