@@ -63,6 +63,9 @@ export interface AuditLogOptions {
   readonly arguments?: { readonly tools?: Readonly<Record<string, readonly string[]>> };
 }
 
+/** How many `@AuditArguments` have been declared in this process: with none and no options, no tool call looks for arguments. */
+let declarations = 0;
+
 /**
  * Names the arguments of one tool that the audit log records, unless the plugin's options name
  * them for that tool: `@AuditArguments('url', 'tags')`. A `writeOnly` (`@Sensitive`) one is
@@ -88,16 +91,9 @@ export const auditLog: Plugin<AuditLogOptions> = {
   },
 };
 
-/** How many `@AuditArguments` have been declared in this process: with none and no options, no tool call looks for arguments. */
-let declarations = 0;
-
-/** The one local client, and an HTTP client whose address the host does not know: the same for every entry. */
-const LOCAL: AuditCaller = Object.freeze({ kind: 'local' });
-const UNKNOWN_ADDRESS: AuditCaller = Object.freeze({ kind: 'address', id: 'unknown' });
-
 /** One server's audit log. Per request it keeps what arrived and builds the entry once, when the request ends. */
 class Audit {
-  /** The arguments recorded per tool, by name, with the served code they were found for (a tool may be replaced). */
+  /** The arguments recorded per tool, by name, with the served code and schema they were found for. */
   private readonly recorded = new Map<string, { readonly target: object; readonly names: readonly string[] | undefined; readonly schema: JsonSchema | undefined }>();
   /** The last arrival's time to the millisecond and as text: requests arriving together share it. */
   private lastMs = NaN;
@@ -160,10 +156,10 @@ class Audit {
     const name = request.params.name;
     if (typeof name !== 'string') return undefined;
     let found = this.recorded.get(name);
-    // Looked up on every call (a tool may be replaced); what it records is worked out once per tool.
+    // Looked up on every call (a tool may be replaced, or listed anew by its upstream); what it records is worked out once per tool.
     const item = this.host.itemOf(request.method, request.params);
     if (item === undefined) return undefined;
-    if (found === undefined || found.target !== item.target) {
+    if (found === undefined || found.target !== item.target || found.schema !== item.inputSchema) {
       const settings = itemSettings<readonly string[]>(this.host, NAME, this.fields, request.method, request.params)?.settings;
       found = { target: item.target, names: settings !== undefined && settings.length > 0 ? settings : undefined, schema: item.inputSchema };
       this.recorded.set(name, found);
@@ -186,7 +182,8 @@ function callerOf(request: ObservedRequest): AuditCaller {
   if (request.principal !== undefined) return { kind: 'principal', id: request.principal.subject };
   if (request.clientAddress !== undefined) return { kind: 'address', id: request.clientAddress };
   // Over HTTP (tcp) from an address the host does not know: still the network, not the local client.
-  return request.networkTransport === 'tcp' ? UNKNOWN_ADDRESS : LOCAL;
+  // A new object per entry all the same: a logger may redact in place (pino's redact does).
+  return request.networkTransport === 'tcp' ? { kind: 'address', id: 'unknown' } : { kind: 'local' };
 }
 
 /** The item a request names, from its params alone (an unknown name is worth recording too). */
