@@ -27,8 +27,8 @@ const SERVICES = [
     name: 'chromium',
     package: 'chromium',
     present: () => isExecutable(process.env.CHROMIUM || '/usr/bin/chromium'),
-    suites: ['examples/06-apps/test/browser.test.ts', 'examples/09-signin/test/', 'packages/redis/test/signin.replicas.test.ts', 'packages/auth/test/signin/upstream/oidc.browser.test.ts'],
-    needs: 'the MCP Apps browser tests and the sign-in tests, which a user drives in the browser',
+    suites: ['examples/06-apps/test/browser.test.ts', 'examples/09-signin/test/', 'packages/redis/test/signin.replicas.test.ts', 'packages/auth/test/signin/upstream/oidc.browser.test.ts', 'packages/cli/test/devInspect.browser.test.ts'],
+    needs: 'the MCP Apps browser tests, the sign-in tests, which a user drives in the browser, and typemcp dev --inspect in the Inspector web UI',
   },
   {
     name: 'openssl',
@@ -44,7 +44,7 @@ const RUNTIMES_DIR = path.join(__dirname, '..', 'test-support', 'runtimes');
 const RUNTIMES = {
   name: 'bun, deno, wrangler and node 22',
   // The upstream sign-in test runs oidc-provider, which wants Node 22, on this one.
-  suites: ['examples/07-runtimes/test/', 'examples/09-signin/test/runtimes.test.ts', 'packages/create-typemcp/test/runtimes.e2e.test.ts', 'packages/auth/test/signin/upstream/oidc.browser.test.ts'],
+  suites: ['examples/07-runtimes/test/', 'examples/09-signin/test/runtimes.test.ts', 'packages/create-typemcp/test/runtimes.e2e.test.ts', 'packages/auth/test/signin/upstream/oidc.browser.test.ts', 'packages/cli/test/devInspect.browser.test.ts'],
   present: () => ['bun', 'deno', 'wrangler', 'node'].every((bin) => isExecutable(path.join(RUNTIMES_DIR, 'node_modules', '.bin', bin))),
 };
 

@@ -21,7 +21,7 @@ describe('the services the tests need', () => {
   it('skips only the suites of what is missing elsewhere, and says how to install it', () => {
     expect(plan({ missing: ['chromium'], isRoot: false, hasAptGet: false, ci: false })).toMatchObject({
       install: [],
-      skip: ['examples/06-apps/test/browser.test.ts', 'examples/09-signin/test/', 'packages/redis/test/signin.replicas.test.ts', 'packages/auth/test/signin/upstream/oidc.browser.test.ts'],
+      skip: ['examples/06-apps/test/browser.test.ts', 'examples/09-signin/test/', 'packages/redis/test/signin.replicas.test.ts', 'packages/auth/test/signin/upstream/oidc.browser.test.ts', 'packages/cli/test/devInspect.browser.test.ts'],
       command: 'apt-get install chromium',
     });
     expect(plan({ missing: ['redis-server'], isRoot: true, hasAptGet: false, ci: false }).skip).toEqual(['packages/redis/test/', 'examples/04-cluster/test/']);
