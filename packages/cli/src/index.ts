@@ -5,3 +5,7 @@ export { serverJsonFor, RegistryError, SERVER_SCHEMA_URL } from './registry/serv
 export type { DeclaredServer, PackageManifest, ServerJson, ServerJsonInput } from './registry/serverJson';
 export { checkServerJson, isExactVersion } from './registry/rules';
 export type { ServerJsonReport } from './registry/rules';
+export { schemaToTypeScript, TypeGenerator, typeName, propertyKey } from './client/schemaToTypes';
+export type { JsonSchema as GeneratorSchema, SchemaObject } from './client/schemaToTypes';
+export { toolsModule } from './client/toolsModule';
+export type { ListedToolSchema, ToolsModuleOptions } from './client/toolsModule';

@@ -5,6 +5,7 @@ import type { ParseArgsConfig } from 'node:util';
 import { BUILD_TARGETS, build } from './commands/build';
 import type { BuildTarget } from './commands/build';
 import { call, parseToolArguments } from './commands/call';
+import { clientGenerate } from './commands/client';
 import { dev } from './commands/dev';
 import { callerFrom } from './connect';
 import { inspect } from './commands/inspect';
@@ -25,6 +26,7 @@ Commands:
   build [entry]          tsc, then one production bundle of the compiled entry
   ui <page.html>         an MCP Apps UI as one HTML document, with its CSP
   registry init|validate server.json for the MCP Registry: write it, check it
+  client generate [entry] TypeScript types of a server's tools, for typed calls
 
 Options:
   -h, --help             this help; typemcp <command> --help for a command's options
@@ -141,9 +143,22 @@ Options:
   --force                replace an existing server.json
   -h, --help             this help
 `,
+  client: `Usage: typemcp client generate [entry | url] [-o file] [--protocol version] [caller options]
+
+Starts the entry with --stdio (default dist/main.js when it exists, else src/main.ts), or
+connects to a server's Streamable HTTP URL, lists its tools and writes a TypeScript module:
+per tool its input type and, when it has an output schema, its output type, the Tools map of
+them, and typed(client), through which client.tools.<name>(args) is typed in its arguments and
+its structured result. The module imports nothing.
+
+Options:
+  -o, --output file      where to write it (default: stdout)
+  --protocol version     speak this protocol version (2026-07-28, or a handshake-era one)
+${CALLER_OPTIONS}  -h, --help             this help
+`,
 };
 
-type Command = 'dev' | 'inspect' | 'call' | 'build' | 'ui' | 'registry';
+type Command = 'dev' | 'inspect' | 'call' | 'build' | 'ui' | 'registry' | 'client';
 type Options = NonNullable<ParseArgsConfig['options']>;
 
 const CALLER: Options = { principal: { type: 'string' }, scopes: { type: 'string' }, roles: { type: 'string' }, token: { type: 'string' }, header: { type: 'string', multiple: true } };
@@ -154,8 +169,9 @@ const OPTIONS: Record<Command, Options> = {
   build: { target: { type: 'string' }, precompile: { type: 'boolean', default: true }, metafile: { type: 'boolean' }, outfile: { type: 'string' }, minify: { type: 'boolean' }, sourcemap: { type: 'boolean' }, snapshot: { type: 'boolean' }, tsc: { type: 'boolean', default: true }, 'nodejs-compat': { type: 'boolean' } },
   ui: { outdir: { type: 'string' }, connect: { type: 'string', multiple: true }, minify: { type: 'boolean', default: true } },
   registry: { remote: { type: 'string', multiple: true }, package: { type: 'boolean', default: true }, server: { type: 'string' }, output: { type: 'string' }, force: { type: 'boolean' } },
+  client: { output: { type: 'string', short: 'o' }, protocol: { type: 'string' }, ...CALLER },
 };
-const MAX_POSITIONALS: Record<Command, number> = { dev: 1, inspect: 1, call: 2, build: 1, ui: 1, registry: 2 };
+const MAX_POSITIONALS: Record<Command, number> = { dev: 1, inspect: 1, call: 2, build: 1, ui: 1, registry: 2, client: 2 };
 
 /**
  * Runs a command line (without `node` and the script): resolves to the exit code, 2 for usage
@@ -218,6 +234,11 @@ export async function run(argv: string[], out: Output = createOutput(), write: (
           out,
         );
       }
+      case 'client': {
+        const [action, entry] = positionals;
+        if (action !== 'generate') throw new UsageError(action ? `unknown client action "${action}": use generate` : 'the action is missing: typemcp client generate [entry | url]');
+        return await clientGenerate({ entry: entry ?? defaultEntry(process.cwd()), outfile: values.output as string | undefined, protocol: protocolOption(values.protocol), caller: callerFrom(values) }, out, write);
+      }
       case 'build':
         return await build(
           {
@@ -266,7 +287,8 @@ function parse(command: Command, args: string[]) {
 
 /** parseArgs' messages, in this command's words. */
 function describeParseError(error: Error & { code?: string }, command: Command, options: Options): string {
-  const option = /'(-{1,2}[^' ]+)/.exec(error.message)?.[1];
+  // "Option '-o, --output <value>' argument missing" names the long form after the short one.
+  const option = /'(?:-\w, )?(-{1,2}[^' ,]+)/.exec(error.message)?.[1];
   const known = Object.entries(options)
     .filter(([name]) => name !== 'help')
     .map(([name, spec]) => (spec.type === 'string' ? `--${name} <value>` : spec.default === true ? `--no-${name}` : `--${name}`));

@@ -16,7 +16,7 @@ async function runHere(argv: string[]) {
 describe('run', () => {
   it('prints the usage, each command’s help and the version', async () => {
     expect(await runHere(['--help'])).toMatchObject({ status: 0, stdout: expect.stringContaining('Usage: typemcp <command> [options]') });
-    for (const command of ['dev', 'inspect', 'call', 'build']) {
+    for (const command of ['dev', 'inspect', 'call', 'build', 'client']) {
       const help = await runHere([command, '--help']);
       expect(help).toMatchObject({ status: 0, stdout: expect.stringContaining(`Usage: typemcp ${command}`) });
       expect(await runHere(['help', command])).toEqual(help);
@@ -29,7 +29,7 @@ describe('run', () => {
 
   it.each([
     [[], 'Usage: typemcp <command>'],
-    [['deploy'], 'error unknown command "deploy"; the commands are dev, inspect, call, build, ui, registry\nRun typemcp --help for the commands.'],
+    [['deploy'], 'error unknown command "deploy"; the commands are dev, inspect, call, build, ui, registry, client\nRun typemcp --help for the commands.'],
     [['help', 'deploy'], 'unknown command "deploy"'],
     [['inspect', '--colour'], 'error unknown option --colour for typemcp inspect; its options are --json, --protocol <value>, --principal <value>, --scopes <value>, --roles <value>, --token <value>, --header <value>\nRun typemcp inspect --help for its options.'],
     [['build', '-x'], 'unknown option -x for typemcp build; its options are --target <value>, --no-precompile, --metafile, --outfile <value>, --minify, --sourcemap, --snapshot, --no-tsc'],
@@ -51,6 +51,12 @@ describe('run', () => {
     [['call', 'hello', 'a.ts', '--entry', 'b.ts'], 'give the entry either as an argument or with --entry, not both'],
     [['call', 'hello', '--args', '[1]'], '--args must be a JSON object'],
     [['call', 'hello', '--args', '{"name":'], '--args is not valid JSON: '],
+    [['client'], 'the action is missing: typemcp client generate [entry | url]'],
+    [['client', 'make'], 'unknown client action "make": use generate'],
+    [['client', 'generate', 'a.ts', 'b.ts'], 'unexpected argument "b.ts"'],
+    [['client', 'generate', '-o'], '--output needs a value: --output <value>'],
+    [['client', 'generate', '--out', 'x.ts'], 'unknown option --out for typemcp client; its options are --output <value>, --protocol <value>, --principal <value>'],
+    [['client', 'generate', 'missing.ts'], 'missing.ts does not exist'],
   ])('%j exits with 2: %s', async (argv, message) => {
     const result = await runHere(argv);
     expect(result.status).toBe(2);
