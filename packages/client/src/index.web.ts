@@ -10,3 +10,5 @@ export type { StreamableHttpClientOptions } from './transports/StreamableHttpCli
 export type { ClientTransport, ClientSendOptions, ReceivedInfo } from './transports/ClientTransport';
 export { InMemoryTransport } from '@typemcp/core';
 export type * from './types';
+export { typed } from './typed/typed';
+export type { NoArguments, ToolCaller, ToolMap, ToolResult, ToolsOf, TypedClient, TypedTools, Wire } from './typed/typed';
