@@ -140,6 +140,7 @@ describe('every package', () => {
         does: ['imports versions', 'names the _meta key', 'reads protocolVersion'],
       },
       'cli/src/run.ts': { why: 'typemcp --protocol accepts the versions core serves', does: ['imports versions'] },
+      'guards/src/audit/auditLog.ts': { why: 'puts a request\'s version in its audit entry, and decides nothing by it', does: ['reads protocolVersion'] },
       'opentelemetry/src/requestTelemetry.ts': { why: 'puts a request\'s version on its span and metrics (mcp.protocol.version), and decides nothing by it', does: ['reads protocolVersion'] },
     };
 
