@@ -460,6 +460,7 @@ export class Client {
         if (onRoots) return { roots: typeof onRoots === 'function' ? await onRoots() : onRoots };
         break;
     }
+    if (this.options.onOtherRequest) return this.options.onOtherRequest(method, params, extra);
     throw new McpRequestError(method, -32601, `This client does not answer ${method}${HINTS[method] ?? ''}`);
   }
 

@@ -225,6 +225,13 @@ export interface ClientOptions {
   onSample?: ClientRequestHandler<SamplingRequestParams, SamplingResult>;
   /** Answers `roots/list`: the roots, or a function returning them; declares roots. */
   onRoots?: Root[] | (() => Root[] | Promise<Root[]>);
+  /**
+   * Answers the server's questions that no handler above answers (a method without a handler,
+   * or one this client does not know); declares nothing. What it returns is the result, what it
+   * throws the error (an McpRequestError keeps its code; anything else is -32603). Without it
+   * such a question is answered with -32601.
+   */
+  onOtherRequest?: (method: string, params: JsonObject, extra: HandlerExtra) => JsonObject | Promise<JsonObject>;
   /** Hears every notification (also: `client.on(method, handler)`). */
   onNotification?: NotificationHandler;
   /** How long a request may wait for its answer (default 60 000 ms). */
