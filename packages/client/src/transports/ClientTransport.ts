@@ -1,4 +1,4 @@
-import type { JsonObject, RequestId } from '../types';
+import type { RequestId } from '../types';
 
 /** How one message is sent. */
 export interface ClientSendOptions {
@@ -22,7 +22,8 @@ export interface ReceivedInfo {
  */
 export interface ClientTransport {
   start(): Promise<void>;
-  send(message: JsonObject, options?: ClientSendOptions): void | Promise<void>;
+  /** A JSON-RPC message (an object; core's transports type it as their `OutgoingMessage`). */
+  send(message: object, options?: ClientSendOptions): void | Promise<void>;
   close(): Promise<void>;
   onmessage?: (message: unknown, info?: ReceivedInfo) => void;
   /** The connection is gone (the process exited, the session ended); `error` says why when the transport knows. */

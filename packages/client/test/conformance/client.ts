@@ -59,7 +59,7 @@ function argumentsFor(tool: ListedTool, all: boolean): JsonObject {
 
 /** Accepts a form with its defaults (SEP-1034), and a value of its type where it has none. */
 async function elicit(params: ElicitationRequestParams) {
-  const properties = ((params.requestedSchema?.properties ?? {}) as Record<string, JsonObject>) ?? {};
+  const properties = (params.requestedSchema?.properties ?? {}) as Record<string, JsonObject>;
   const content: JsonObject = {};
   for (const [name, schema] of Object.entries(properties)) content[name] = sample(schema, name);
   return { action: 'accept' as const, content };

@@ -12,12 +12,16 @@ const args = typeof Deno !== 'undefined' ? Deno.args : process!.argv.slice(2);
 const [url, protocolVersion] = args;
 const text = (result: { content: Array<{ text?: string }> }) => result.content.map((c) => c.text).join('');
 
-const client = await Client.connect(new StreamableHttpClientTransport(url), {
-  protocolVersion,
-  onElicit: async () => ({ action: 'accept', content: { confirm: true } }),
-});
-const tools = (await client.listAllTools()).map((tool) => tool.name).sort();
-const added = text(await client.callTool('add_note', { title: 'From the probe', priority: 2, topic: 'bun' }));
-const cleared = text(await client.callTool('clear_notes', {}));
-console.log(JSON.stringify({ protocolVersion: client.protocolVersion, tools, added, cleared }));
-await client.close();
+async function main(): Promise<void> {
+  const client = await Client.connect(new StreamableHttpClientTransport(url), {
+    protocolVersion,
+    onElicit: async () => ({ action: 'accept', content: { confirm: true } }),
+  });
+  const tools = (await client.listAllTools()).map((tool) => tool.name).sort();
+  const added = text(await client.callTool('add_note', { title: 'From the probe', priority: 2, topic: 'bun' }));
+  const cleared = text(await client.callTool('clear_notes', {}));
+  console.log(JSON.stringify({ protocolVersion: client.protocolVersion, tools, added, cleared }));
+  await client.close();
+}
+
+void main();
