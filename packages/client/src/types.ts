@@ -215,6 +215,12 @@ export interface ClientOptions {
    * discovers first and falls back to `initialize` when the server does not serve 2026-07-28.
    */
   protocolVersion?: string;
+  /**
+   * Speak `protocolVersion` or nothing: a server that answers `initialize` with another
+   * revision fails the connection (`Asked the server for protocol X but it answered Y`), and at
+   * 2026-07-28 a -32022 error offering other versions is not taken up. Default false.
+   */
+  strictVersion?: boolean;
   /** Default `{ name: 'typemcp-client', version: '0.1.0' }`. */
   clientInfo?: Implementation;
   /** Capabilities declared over what the handlers imply (extensions, experimental). */

@@ -16,6 +16,7 @@ export async function initialize(link: Link, version: string): Promise<ClientEra
   const capabilities = capabilitiesFor(version, link.options);
   const result = await link.send('initialize', { protocolVersion: version, capabilities, clientInfo: link.clientInfo });
   const agreed = String(result.protocolVersion);
+  if (link.options.strictVersion && agreed !== version) throw new Error(`Asked the server for protocol ${version} but it answered ${agreed}`);
   if (!(HANDSHAKE_VERSIONS as readonly string[]).includes(agreed)) {
     throw new Error(`The server answered initialize with protocol ${agreed}, which this client does not speak (it speaks ${HANDSHAKE_VERSIONS.join(', ')})`);
   }

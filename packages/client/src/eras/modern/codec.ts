@@ -35,7 +35,7 @@ export async function discover(link: Link, version: string, { fallback, retried 
     // -32022: the server names the versions it serves; once, the newest of them this client speaks is asked for.
     const offered = error instanceof McpRequestError && error.code === -32022 && isObject(error.data) && Array.isArray(error.data.supported) ? (error.data.supported as unknown[]) : [];
     const retry = [...MODERN_VERSIONS].reverse().find((known) => offered.includes(known));
-    if (retried || retry === undefined) throw error;
+    if (retried || retry === undefined || link.options.strictVersion) throw error;
     return discover(link, retry, { fallback, retried: true });
   }
   const supported = Array.isArray(found.supportedVersions) ? (found.supportedVersions as string[]) : [];

@@ -53,3 +53,26 @@ describe('ClientOptions.onOtherRequest', () => {
     await client.close();
   });
 });
+
+describe('ClientOptions.strictVersion', () => {
+  async function answering(version: string) {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    serverSide.onmessage = (raw) => {
+      const message = raw as { id?: number; method?: string };
+      if (message.method === 'initialize') {
+        void serverSide.send({ jsonrpc: '2.0', id: message.id!, result: { protocolVersion: version, capabilities: {}, serverInfo: { name: 'raw', version: '1' } } });
+      }
+    };
+    await serverSide.start();
+    return clientSide;
+  }
+
+  it('refuses a server that answers initialize with another revision than the one asked for', async () => {
+    await expect(Client.connect(await answering('2025-06-18'), { protocolVersion: '2025-11-25', strictVersion: true })).rejects.toThrow(
+      'Asked the server for protocol 2025-11-25 but it answered 2025-06-18',
+    );
+    const lenient = await Client.connect(await answering('2025-06-18'), { protocolVersion: '2025-11-25' });
+    expect(lenient.protocolVersion).toBe('2025-06-18');
+    await lenient.close();
+  });
+});
