@@ -22,6 +22,7 @@ export type {
   ResourcesControl,
   CacheableMethod,
   MountedServer,
+  IdentityUpdate,
 } from './server';
 export type {
   ArgumentTransform,

@@ -15,6 +15,8 @@ import { DefinitionError } from '../errors';
 import { nodeHost } from './host';
 import type { ConnectOptions, HttpListenOptions, ListControl, ListenAddress, ListenOptions, McpServerOptions, PromptsControl, ResourcesControl, ServerDeclaration, StdioListenOptions, ToolsControl } from './options';
 import { ServerRuntime } from './ServerRuntime';
+import { redescribe } from './settings';
+import type { IdentityUpdate } from './settings';
 
 /**
  * An MCP server assembled from decorated provider classes. Construction builds every tool
@@ -47,6 +49,16 @@ export class McpServer {
    */
   use(...middlewares: Middleware[]): this {
     this.runtime.dispatcher.use(middlewares);
+    return this;
+  }
+
+  /**
+   * Changes the title and the instructions clients are told from the next `initialize` or
+   * `server/discover` on (a field given as undefined is dropped, one left out is kept): for a
+   * server that learns them after it was made, as a proxy learns its upstream's.
+   */
+  describeAs(update: IdentityUpdate): this {
+    redescribe(this.runtime, update);
     return this;
   }
 

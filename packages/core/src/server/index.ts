@@ -1,5 +1,6 @@
 export { McpServer } from './McpServer';
 export type { MountedServer } from './McpServer';
+export type { IdentityUpdate } from './settings';
 export { cluster } from './clusterPlugin';
 export type {
   McpServerOptions,

@@ -56,6 +56,33 @@ export function settingsOf(options: McpServerOptions): ServerSettings {
   };
 }
 
+/** What `describeAs` changes of a running server's description. */
+export interface IdentityUpdate {
+  title?: string | undefined;
+  instructions?: string | undefined;
+}
+
+/**
+ * Changes the title and instructions a server tells clients from the next `initialize` or
+ * `server/discover` on, in `serverInfo` of both eras: a field present in `update` is set, or
+ * dropped when undefined; one absent is kept.
+ */
+export function redescribe(settings: { info: { title?: string }; modern: { serverInfo: { title?: string }; discoverInfo: { title?: string } }; instructions: string | undefined }, update: IdentityUpdate): void {
+  if ('title' in update) {
+    const { title } = update;
+    if (title !== undefined && typeof title !== 'string') throw new DefinitionError('INVALID_OPTION', `McpServer.describeAs: title must be a string, not ${typeof title}`);
+    for (const info of new Set([settings.info, settings.modern.serverInfo, settings.modern.discoverInfo])) {
+      if (title === undefined) delete info.title;
+      else info.title = title;
+    }
+  }
+  if ('instructions' in update) {
+    const { instructions } = update;
+    if (instructions !== undefined && typeof instructions !== 'string') throw new DefinitionError('INVALID_OPTION', `McpServer.describeAs: instructions must be a string, not ${typeof instructions}`);
+    settings.instructions = instructions;
+  }
+}
+
 function positiveInteger(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
   if (!(Number.isInteger(value) && value > 0)) throw new DefinitionError('INVALID_OPTION', `McpServer: ${name} must be a positive integer, not ${String(value)}`);
