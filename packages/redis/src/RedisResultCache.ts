@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import type { ResultCacheStore } from '@typemcp/guards';
 import { RedisGuard } from './guard';
@@ -64,7 +65,7 @@ export class RedisResultCache implements ResultCacheStore {
 
   async get(group: string, key: string): Promise<{ value: string; ttlMs: number } | undefined> {
     const [gen, entries] = this.keysOf(group);
-    const found = (await GET.run(this.redis, [gen], [entries, key])) as [string, number] | null;
+    const found = (await GET.run(this.redis, [gen], [entries, entryName(key)])) as [string, number] | null;
     if (found === null) return undefined;
     // Every entry is set with a TTL; a PTTL below 1 (none, or gone this ms) counts as 1.
     return { value: found[0], ttlMs: Math.max(1, found[1]) };
@@ -73,7 +74,7 @@ export class RedisResultCache implements ResultCacheStore {
   async set(group: string, key: string, value: string, ttlMs: number): Promise<void> {
     if (!(ttlMs >= 1) || this.tooLarge(value)) return;
     const [gen, entries] = this.keysOf(group);
-    await SET.run(this.redis, [gen], [entries, key, value, Math.ceil(ttlMs)]);
+    await SET.run(this.redis, [gen], [entries, entryName(key), value, Math.ceil(ttlMs)]);
   }
 
   async invalidate(group: string): Promise<void> {
@@ -101,4 +102,13 @@ export class RedisResultCache implements ResultCacheStore {
     const tag = `${this.base}{${tagged(group)}}`;
     return [`${tag}:gen`, `${tag}:`];
   }
+}
+
+/**
+ * The name of an entry under its group: the key as it is, or, for a long one (a cache key holds
+ * the call's arguments) and one that could be taken for a digest, `#` and its SHA-256, so key
+ * names stay short and two keys never share a name.
+ */
+function entryName(key: string): string {
+  return key.length > 128 || key.startsWith('#') ? `#${createHash('sha256').update(key).digest('base64url')}` : key;
 }

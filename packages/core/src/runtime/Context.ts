@@ -323,7 +323,10 @@ export class Context {
     if (!this.detached) this.finished = true;
   }
 
-  /** @internal True once the request was cancelled. */
+  /**
+   * True once the request was cancelled (by the client, a closed connection or `cancel`); lighter
+   * than reading `signal`, which makes an AbortController the first time.
+   */
   get cancelled(): boolean {
     return this.controller?.signal.aborted ?? false;
   }

@@ -234,7 +234,8 @@ export class ResultCache implements Plugin<void> {
   private run(state: ItemState, key: string, context: Context, next: () => unknown): unknown {
     const epoch = this.epoch;
     const result = next();
-    if (!(result instanceof Promise)) return this.keep(state, key, context, epoch, result, undefined);
+    // A synchronous item ran in one go, but the request may have been cancelled before it ran (held by an outer guard).
+    if (!(result instanceof Promise)) return this.keep(state, key, context, context.cancelled ? undefined : epoch, result, undefined);
     const id = flightId(state.group, key);
     let share!: (value: string | undefined) => void;
     const flight: Flight = { epoch, value: new Promise((resolve) => (share = resolve)) };
