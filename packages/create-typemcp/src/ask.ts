@@ -6,6 +6,8 @@ export interface Answers {
   runtime: RuntimeChoice;
   transport: TransportChoice;
   signIn: boolean;
+  /** Include the example tools (the notes server); false: a minimal server with one `hello` tool. */
+  examples: boolean;
   install: boolean;
 }
 
@@ -62,10 +64,12 @@ export async function ask(directory: string | undefined): Promise<Answers | unde
     if (prompts.isCancel(answer)) return cancelled(prompts);
     transport = answer;
   }
+  const examples = await prompts.confirm({ message: 'Include the example tools? (no: one hello tool to start from)', initialValue: true });
+  if (prompts.isCancel(examples)) return cancelled(prompts);
   const install = await prompts.confirm({ message: 'Install the dependencies now?', initialValue: true });
   if (prompts.isCancel(install)) return cancelled(prompts);
   prompts.outro('Creating it.');
-  return { directory: folder, runtime, transport, signIn, install };
+  return { directory: folder, runtime, transport, signIn, examples, install };
 }
 
 function cancelled(prompts: { cancel(message?: string): void }): undefined {

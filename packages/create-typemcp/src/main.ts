@@ -11,8 +11,8 @@ const USAGE = `Usage: npm create typemcp <directory> [-- options]
        npx create-typemcp <directory> [options]
 
 Creates a TypeMCP server project from the default template. At a terminal, with no option
-given, it asks what to make (runtime, sign-in, transport, installing); any option, or no
-terminal, makes it ask nothing and take the options' defaults.
+given, it asks what to make (runtime, sign-in, transport, example tools, installing); any
+option, or no terminal, makes it ask nothing and take the options' defaults.
 
 Options:
   --runtime <node|bun|deno|workers>
@@ -22,6 +22,8 @@ Options:
   --sign-in                  serve over HTTP behind its own OAuth sign-in (signIn of
                              @typemcp/auth) with a development login; README.md says what to
                              change for production (Node only)
+  --no-examples              start from a minimal server (one hello tool, its test and README)
+                             instead of the notes example (tools, resources, a prompt, completions)
   --pm <npm|pnpm|yarn|bun>   package manager for the next steps (default: the one running this)
   --name <package-name>      package name (default: the directory's name)
   --mcp-name <namespace/name>
@@ -52,6 +54,7 @@ export async function main(argv: string[]): Promise<number> {
         transport: { type: 'string' },
         runtime: { type: 'string' },
         'sign-in': { type: 'boolean', default: false },
+        'no-examples': { type: 'boolean', default: false },
         pm: { type: 'string' },
         name: { type: 'string' },
         'mcp-name': { type: 'string' },
@@ -78,6 +81,7 @@ export async function main(argv: string[]): Promise<number> {
   const directory = asked?.directory ?? positionals[0];
   const install = asked?.install ?? values.install;
   const signIn = asked?.signIn ?? values['sign-in'];
+  const examples = asked?.examples ?? !values['no-examples'];
   const runtime = asked?.runtime ?? values.runtime ?? 'node';
   if (!isOneOf(runtime, RUNTIMES)) return usageError(`--runtime must be one of ${RUNTIMES.join(', ')}, not "${runtime}"`);
   const transport = asked?.transport ?? values.transport ?? (signIn || runtime === 'workers' ? 'http' : 'stdio');
@@ -88,13 +92,13 @@ export async function main(argv: string[]): Promise<number> {
 
   let result;
   try {
-    result = scaffold({ directory, name: values.name, mcpName: values['mcp-name'], transport, runtime, signIn, registry });
+    result = scaffold({ directory, name: values.name, mcpName: values['mcp-name'], transport, runtime, signIn, examples, registry });
   } catch (error) {
     if (error instanceof ScaffoldError) return usageError(error.message);
     throw error;
   }
   const serves = signIn ? 'http with sign-in' : runtime === 'workers' ? 'Streamable HTTP on workerd' : `${transport} by default`;
-  process.stdout.write(`Created ${result.name} in ${result.directory} (${result.files.length} files, ${runtime === 'node' ? '' : `for ${runtime}, `}${serves}).\n`);
+  process.stdout.write(`Created ${result.name} in ${result.directory} (${result.files.length} files, ${runtime === 'node' ? '' : `for ${runtime}, `}${serves}${examples ? '' : ', one hello tool'}).\n`);
 
   if (install) {
     process.stdout.write(`Running ${packageManager} install…\n`);

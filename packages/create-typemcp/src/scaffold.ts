@@ -35,6 +35,14 @@ export interface ScaffoldOptions {
   /** The sign-in overlay. Default: the one shipped beside the template. */
   signInDir?: string;
   /**
+   * Include the example tools (the notes server: tools, resources, a prompt, completions).
+   * `false` starts from a minimal server instead: one `hello` tool, its test and README, for
+   * every runtime and with sign-in (the overlays of `minimalDir`, applied last). Default: true.
+   */
+  examples?: boolean;
+  /** The minimal overlays (default/, runtimes/<runtime>/, signin/). Default: the ones shipped beside the template. */
+  minimalDir?: string;
+  /**
    * A registry the @typemcp packages come from instead of the public one (a local registry of
    * `npm run release:local`): the project gets a `.npmrc` with `@typemcp:registry=<url>`, so
    * its `npm install` (and `npm install @typemcp/auth`) finds them there.
@@ -99,6 +107,15 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
     ...(runtime === 'node' ? [] : [{ dir: path.join(options.runtimesDir ?? findBesideTemplate(templateDir, 'runtimes', 'runtime overlays'), runtime), what: `runtime overlay ${runtime}` }]),
     ...(options.signIn ? [{ dir: options.signInDir ?? findBesideTemplate(templateDir, 'signin', 'sign-in overlay'), what: 'sign-in overlay' }] : []),
   ];
+  if (options.examples === false) {
+    // Without the examples: the same layers again, each replacing what it says of the notes with the hello tool.
+    const minimal = options.minimalDir ?? findBesideTemplate(templateDir, 'minimal', 'minimal overlays');
+    overlays.push(
+      { dir: path.join(minimal, 'default'), what: 'minimal overlay' },
+      ...(runtime === 'node' ? [] : [{ dir: path.join(minimal, 'runtimes', runtime), what: `minimal overlay of ${runtime}` }]),
+      ...(options.signIn ? [{ dir: path.join(minimal, 'signin'), what: 'minimal overlay of sign-in' }] : []),
+    );
+  }
   for (const overlay of overlays) for (const file of applyOverlay(overlay.dir, overlay.what, directory, transform, typemcpVersion)) files.add(file);
   if (registry) {
     fs.writeFileSync(path.join(directory, '.npmrc'), `# The @typemcp packages come from this registry (remove the line once they are on the public one).\n@typemcp:registry=${registry}\n`);
@@ -120,6 +137,8 @@ interface Overlay {
   main?: string;
   /** Fields of package.json the overlay takes out (`bin`, for a server that is not run with npx). */
   removeFields?: string[];
+  /** The project's description, in package.json and server.json. */
+  description?: string;
 }
 
 /**
@@ -130,13 +149,22 @@ interface Overlay {
 function applyOverlay(overlayDir: string, what: string, directory: string, transform: (relative: string, content: string) => string, typemcpVersion: string): string[] {
   if (!fs.existsSync(path.join(overlayDir, 'overlay.json'))) throw new ScaffoldError(`The ${what} (${overlayDir}) is missing; reinstall create-typemcp.`);
   const overlay = JSON.parse(fs.readFileSync(path.join(overlayDir, 'overlay.json'), 'utf8')) as Overlay;
-  for (const file of overlay.remove ?? []) fs.rmSync(path.join(directory, file), { force: true });
+  // A file, or a folder with everything in it.
+  for (const file of overlay.remove ?? []) fs.rmSync(path.join(directory, file), { force: true, recursive: true });
   const written = copyTree(overlayDir, directory, transform).filter((file) => file !== 'overlay.json');
   fs.rmSync(path.join(directory, 'overlay.json'));
   const manifestFile = path.join(directory, 'package.json');
   const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Record<string, unknown>;
   if (overlay.scripts) manifest.scripts = overlay.scripts;
   if (overlay.main) manifest.main = overlay.main;
+  if (overlay.description) {
+    manifest.description = overlay.description;
+    const serverJsonFile = path.join(directory, 'server.json');
+    if (fs.existsSync(serverJsonFile)) {
+      const document = JSON.parse(fs.readFileSync(serverJsonFile, 'utf8')) as Record<string, unknown>;
+      fs.writeFileSync(serverJsonFile, `${JSON.stringify({ ...document, description: overlay.description }, null, 2)}\n`);
+    }
+  }
   for (const field of overlay.removeFields ?? []) delete manifest[field];
   const devDependencies = { ...(manifest.devDependencies as Record<string, string> | undefined), ...overlay.devDependencies };
   for (const dependency of overlay.removeDevDependencies ?? []) delete devDependencies[dependency];
@@ -210,7 +238,7 @@ function findTemplate(): string {
   return found;
 }
 
-/** An overlay folder beside the template: shipped as template-<name>/ in the package, templates/<name>/ in the repository. */
+/** An overlay folder beside the template: shipped as template-<name>/ in the package, templates/<name>/ in the repository (runtimes, signin, minimal). */
 function findBesideTemplate(templateDir: string, name: string, what: string): string {
   const candidates = [path.join(templateDir, '..', `template-${name}`), path.join(templateDir, '..', name)];
   const found = candidates.find((dir) => fs.existsSync(dir));

@@ -1,8 +1,8 @@
 /**
- * `npm create typemcp` at a terminal: with no option it asks what to make, and the project
- * matches the answers. The command runs in a pseudo-terminal (Debian's `script`, util-linux),
- * and the test types the keys a person types. Without a terminal, or with any option, it asks
- * nothing.
+ * `npm create typemcp` at a terminal: with no option it asks what to make (the example tools
+ * or one hello tool among it), and the project matches the answers. The command runs in a
+ * pseudo-terminal (Debian's `script`, util-linux), and the test types the keys a person types.
+ * Without a terminal, or with any option, it asks nothing.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -68,12 +68,14 @@ const read = (project: string, file: string) => fs.readFileSync(path.join(work, 
 const manifest = (project: string) => JSON.parse(read(project, 'package.json')) as { name: string; scripts: Record<string, string>; dependencies: Record<string, string>; devDependencies: Record<string, string> };
 
 describe('npm create typemcp at a terminal', () => {
-  it('asks for the folder, runtime, sign-in, transport and install, and makes that project', async () => {
+  it('asks for the folder, runtime, sign-in, transport, example tools and install, and makes that project', async () => {
     const terminal = atTerminal([]);
     await terminal.answer('Folder to create the project in', 'pty-http', ENTER);
     await terminal.answer('Where does the server run?', ENTER);
     await terminal.answer('behind its own OAuth sign-in', 'n');
     await terminal.answer('Which transport does it serve by default?', DOWN, ENTER);
+    // Enter takes the default: the examples.
+    await terminal.answer('Include the example tools?', ENTER);
     await terminal.answer('Install the dependencies now?', 'n');
     expect(await terminal.exited).toBe(0);
     expect(terminal.screen).toContain('Created pty-http in');
@@ -82,6 +84,7 @@ describe('npm create typemcp at a terminal', () => {
     expect(read('pty-http', 'src/main.ts')).toContain("const DEFAULT_TRANSPORT: 'stdio' | 'http' = 'http';");
     expect(manifest('pty-http').scripts.dev).toContain('--http');
     expect(fs.existsSync(path.join(work, 'pty-http', 'src', 'auth.ts'))).toBe(false);
+    expect(fs.existsSync(path.join(work, 'pty-http', 'src', 'notes', 'NoteTools.ts'))).toBe(true);
     // Not installed: the answer was no.
     expect(fs.existsSync(path.join(work, 'pty-http', 'node_modules'))).toBe(false);
   }, 30_000);
@@ -90,6 +93,7 @@ describe('npm create typemcp at a terminal', () => {
     const signIn = atTerminal(['pty-signin']);
     await signIn.answer('Where does the server run?', ENTER);
     await signIn.answer('behind its own OAuth sign-in', 'y');
+    await signIn.answer('Include the example tools?', 'y');
     await signIn.answer('Install the dependencies now?', 'n');
     expect(await signIn.exited).toBe(0);
     expect(signIn.screen).not.toContain('Folder to create the project in');
@@ -100,12 +104,40 @@ describe('npm create typemcp at a terminal', () => {
 
     const worker = atTerminal(['pty-worker']);
     await worker.answer('Where does the server run?', DOWN, DOWN, DOWN, ENTER);
+    await worker.answer('Include the example tools?', 'y');
     await worker.answer('Install the dependencies now?', 'n');
     expect(await worker.exited).toBe(0);
     expect(worker.screen).not.toMatch(/OAuth sign-in|Which transport/);
     expect(worker.screen).toContain('Streamable HTTP on workerd');
     expect(fs.existsSync(path.join(work, 'pty-worker', 'src', 'worker.ts'))).toBe(true);
     expect(manifest('pty-worker').devDependencies).toHaveProperty('wrangler');
+  }, 30_000);
+
+  it('makes a project with one hello tool when the answer to the example tools is no, for sign-in too', async () => {
+    const terminal = atTerminal(['pty-minimal']);
+    await terminal.answer('Where does the server run?', ENTER);
+    await terminal.answer('behind its own OAuth sign-in', 'n');
+    await terminal.answer('Which transport does it serve by default?', ENTER);
+    await terminal.answer('Include the example tools?', 'n');
+    await terminal.answer('Install the dependencies now?', 'n');
+    expect(await terminal.exited).toBe(0);
+    expect(terminal.screen).toContain('(11 files, stdio by default, one hello tool)');
+    expect(read('pty-minimal', 'src/hello/HelloTools.ts')).toContain("@Tool({ description: 'Say hello to someone'");
+    expect(read('pty-minimal', 'src/server.ts')).toContain('providers: [HelloTools]');
+    expect(read('pty-minimal', 'test/server.test.ts')).toContain("client.callTool('hello', { name: 'Ada' })");
+    expect(fs.existsSync(path.join(work, 'pty-minimal', 'src', 'notes'))).toBe(false);
+    expect(manifest('pty-minimal').name).toBe('pty-minimal');
+
+    const signIn = atTerminal(['pty-minimal-signin']);
+    await signIn.answer('Where does the server run?', ENTER);
+    await signIn.answer('behind its own OAuth sign-in', 'y');
+    await signIn.answer('Include the example tools?', 'n');
+    await signIn.answer('Install the dependencies now?', 'n');
+    expect(await signIn.exited).toBe(0);
+    expect(signIn.screen).toContain('http with sign-in, one hello tool');
+    expect(read('pty-minimal-signin', 'src/hello/HelloTools.ts')).toContain("@Scopes('hello')");
+    expect(fs.existsSync(path.join(work, 'pty-minimal-signin', 'src', 'notes'))).toBe(false);
+    expect(manifest('pty-minimal-signin').dependencies).toHaveProperty('@typemcp/auth');
   }, 30_000);
 
   it('creates nothing when the person cancels', async () => {

@@ -121,6 +121,69 @@ describe('scaffold', () => {
     expect(config.transformIgnorePatterns.some((pattern) => new RegExp(pattern).test('/project/node_modules/class-validator/cjs/index.js'))).toBe(true);
   });
 
+  describe('without the examples (examples: false)', () => {
+    /** Every file of the project, by its path. */
+    const filesOf = (project: string, files: string[]) => Object.fromEntries(files.map((file) => [file, read(project, file)]));
+
+    it.each([
+      ['node', {}, 'test/server.test.ts'],
+      ['bun', { runtime: 'bun', transport: 'http' }, 'test/server.test.ts'],
+      ['deno', { runtime: 'deno', transport: 'http' }, 'test/server.test.mjs'],
+      ['workers', { runtime: 'workers' }, 'test/server.test.ts'],
+      ['signin', { signIn: true }, 'test/server.test.ts'],
+    ] as const)('makes a %s project with one hello tool, its test and README, and nothing of the notes', (kind, options, test) => {
+      const result = scaffold({ directory: path.join(workDir, 'hi'), ...options, examples: false, typemcpVersion: '^1.2.3' });
+      const withExamples = scaffold({ directory: path.join(workDir, 'notes'), name: 'hi', ...options, typemcpVersion: '^1.2.3' });
+      const files = filesOf('hi', result.files);
+
+      expect(result.files).toEqual(expect.arrayContaining([path.join('src', 'hello', 'HelloTools.ts'), path.join('src', 'server.ts'), path.join(...test.split('/')), 'README.md']));
+      expect(fs.existsSync(path.join(workDir, 'hi', 'src', 'notes'))).toBe(false);
+      expect(result.files.filter((file) => file.includes('overlay.json'))).toEqual([]);
+      // The example's files left out, the rest of the project as it is with them.
+      const notesFiles = withExamples.files.filter((file) => file.startsWith(path.join('src', 'notes')));
+      expect(notesFiles.length).toBeGreaterThan(0);
+      expect([...result.files].sort()).toEqual([...withExamples.files.filter((file) => !notesFiles.includes(file)), path.join('src', 'hello', 'HelloTools.ts')].sort());
+      for (const [file, text] of Object.entries(files)) expect({ file, notes: /add_note|read_note|NoteTools|NoteStore|notes:\/\/|notes:(read|write)|keeps notes/i.test(text) }).toEqual({ file, notes: false });
+
+      expect(files[path.join('src', 'hello', 'HelloTools.ts')]).toMatch(/@IsString\(\) @MinLength\(1\)[\s\S]*name!: string;[\s\S]*@Tool\(\{ description: 'Say hello to someone'.*input: HelloInput \}\)/);
+      expect(files[path.join('src', 'server.ts')]).toContain('providers: [HelloTools]');
+      expect(files[path.join('src', 'server.ts')]).toContain("name: 'hi'");
+      expect(files[path.join(...test.split('/'))]).toContain("'hello', { name: ");
+      expect(files['README.md']).toContain('# hi\n');
+      expect(files['README.md']).toContain('src/hello/HelloTools.ts');
+      expect(files['README.md']).not.toContain('typemcp-template-default');
+
+      // package.json: the same scripts and dependencies, another description.
+      const manifest = JSON.parse(files['package.json']);
+      const theirs = JSON.parse(read('notes', 'package.json'));
+      expect(manifest).toEqual({ ...theirs, description: 'Says hello: a starting point for your own tools' });
+      if (files['server.json']) expect(JSON.parse(files['server.json']).description).toBe(manifest.description);
+
+      if (kind === 'deno') expect(result.files).not.toContain(path.join('test', 'server.test.ts'));
+      if (kind === 'workers') {
+        expect(files[path.join('test', 'on-workerd.mjs')]).toContain("name: 'hello', arguments: { name: 'Edge' }");
+        expect(files[path.join('src', 'worker.ts')]).toContain('createServer({ secret: env.MCP_REQUEST_STATE_SECRET })');
+      }
+      if (kind === 'signin') {
+        // Sign-in still guards the tool: hello needs the scope hello, which the consent page asks for.
+        expect(files[path.join('src', 'hello', 'HelloTools.ts')]).toMatch(/@Tool\(\{ description: 'Say hello to someone'.*\n\s+@Scopes\('hello'\)/);
+        expect(files[path.join('src', 'server.ts')]).toContain('server.plugin(signIn, {');
+        expect(files[path.join('src', 'server.ts')]).toContain("defaultScopes: ['hello']");
+        expect(files[path.join('test', 'server.test.ts')]).toContain('code: -32003, data: { scopes: [\'hello\'] }');
+        expect(files[path.join('test', 'signin.test.ts')]).toContain('scope="hello"');
+        expect(files[path.join('src', 'auth.ts')]).toContain('developmentLogin({ users: DEVELOPMENT_USERS })');
+        expect(manifest.dependencies['@typemcp/auth']).toBe('^1.2.3');
+      } else {
+        expect(files[path.join('src', 'hello', 'HelloTools.ts')]).not.toContain('@Scopes');
+      }
+    });
+
+    it("keeps the minimal sign-in overlay's auth.ts the sign-in overlay's own (it is there for the overlay's tests in the repository)", () => {
+      const own = (...dir: string[]) => fs.readFileSync(path.join(templateDir, '..', ...dir, 'src', 'auth.ts'), 'utf8');
+      expect(own('minimal', 'signin')).toBe(own('signin'));
+    });
+  });
+
   it('refuses sign-in for another runtime or over stdio, writing nothing', () => {
     expect(() => scaffold({ directory: path.join(workDir, 'a'), signIn: true, runtime: 'workers' })).toThrow('Sign-in is made for the node runtime, not workers');
     expect(() => scaffold({ directory: path.join(workDir, 'b'), signIn: true, transport: 'stdio' })).toThrow('A project with sign-in serves HTTP');
@@ -336,6 +399,19 @@ describe('the create-typemcp command', () => {
     expect(stdio.status).toBe(2);
     expect(stdio.stderr).toContain('A project with sign-in serves HTTP');
     expect(fs.existsSync(path.join(workDir, 'other'))).toBe(false);
+  });
+
+  it('starts from one hello tool with --no-examples, and says so', () => {
+    const result = run(['hi', '--no-examples']);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('(11 files, stdio by default, one hello tool)');
+    expect(fs.existsSync(path.join(workDir, 'hi', 'src', 'hello', 'HelloTools.ts'))).toBe(true);
+    expect(fs.existsSync(path.join(workDir, 'hi', 'src', 'notes'))).toBe(false);
+
+    const withExamples = run(['notes']);
+    expect(withExamples.stdout).not.toContain('hello tool');
+    expect(fs.existsSync(path.join(workDir, 'notes', 'src', 'notes', 'NoteTools.ts'))).toBe(true);
   });
 
   it('exits with 2 on an unknown runtime', () => {
