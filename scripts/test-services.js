@@ -27,7 +27,7 @@ const SERVICES = [
     name: 'chromium',
     package: 'chromium',
     present: () => isExecutable(process.env.CHROMIUM || '/usr/bin/chromium'),
-    suites: ['examples/06-apps/test/browser.test.ts', 'examples/09-signin/test/', 'packages/redis/test/signin.replicas.test.ts', 'packages/auth/test/signin/upstream/oidc.browser.test.ts', 'packages/cli/test/devInspect.browser.test.ts'],
+    suites: ['examples/06-apps/test/browser.test.ts', 'packages/core/test/docs/site.browser.test.ts', 'examples/09-signin/test/', 'packages/redis/test/signin.replicas.test.ts', 'packages/auth/test/signin/upstream/oidc.browser.test.ts', 'packages/cli/test/devInspect.browser.test.ts'],
     needs: 'the MCP Apps browser tests, the sign-in tests, which a user drives in the browser, and typemcp dev --inspect in the Inspector web UI',
   },
   {
