@@ -1,10 +1,10 @@
-import { LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS } from '@typemcp/core';
-import type { ClientCapabilities, Implementation, LoggingLevel, Transport } from '@typemcp/core';
-import { McpRequestError, SchemaViolationError } from './errors';
+import { Client, ConnectionClosedError, McpRequestError } from '@typemcp/client';
+import type { ClientOptions, ClientTransport, RequestOptions as ClientRequestOptions } from '@typemcp/client';
+import type { Implementation, LoggingLevel, Transport } from '@typemcp/core';
+import { SchemaViolationError } from './errors';
 import { isClientRequestMethod, validateServerMessage } from './schemaCheck';
 import type {
   CallToolResult,
-  ClientRequestHandler,
   CompleteResult,
   CompletionReference,
   GetPromptResult,
@@ -22,53 +22,46 @@ import type {
   TestClientOptions,
 } from './types';
 
-interface PendingRequest {
-  method: string;
-  resolve: (result: JsonObject) => void;
-  reject: (error: Error) => void;
-  cleanup: () => void;
-}
-
-/** Rounds of `input_required` a request may take before the client gives up on it. */
-const MAX_INPUT_ROUNDS = 10;
-
 /** Pages a list helper follows before deciding the server's cursors never end. */
 const MAX_PAGES = 10_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
+const CLIENT_INFO = { name: 'typemcp-test-client', version: '0.0.0' };
 
 /**
- * An MCP client for tests: it performs the initialize handshake over any transport, answers
- * the server's requests with the fakes it was given, and checks every message the server
- * sends against the official schema of the negotiated revision. At protocol 2026-07-28 there
- * is no handshake: it discovers the server with `server/discover`, sends `_meta` with every
- * request, and answers `input_required` results with the same fakes, retrying until the
- * request completes.
+ * An MCP client for tests, over `Client` of @typemcp/client: the client agrees on the revision
+ * (the initialize handshake, or at 2026-07-28 `server/discover` and `_meta` on every request,
+ * `input_required` answered with the fakes), answers the server's requests with the fakes it
+ * was given; the test client adds its typed helpers and checks every message the server sends
+ * against the official schema of the negotiated revision.
  */
 export class TestClient {
   /** Every notification the server sent, in order. */
   readonly notifications: ReceivedNotification[] = [];
   serverInfo: Implementation = { name: '', version: '' };
   serverCapabilities: JsonObject = {};
-  protocolVersion: string;
   instructions: string | undefined;
 
-  private nextId = 1;
-  private readonly pending = new Map<number, PendingRequest>();
+  private readonly client: Client;
+  private readonly checked: CheckedTransport;
   private readonly listeners = new Map<string, Set<(params: JsonObject | undefined) => void>>();
   private readonly unreported: string[] = [];
-  private closed = false;
+  /** Messages received before the revision was agreed: checked against its schema once it is. */
+  private unchecked: Array<{ message: unknown; requestMethod?: string }> | undefined = [];
+  /** The revision agreed on: what the schema check holds messages to. */
+  private spoken = '';
+  /** Closed by the test (the server closing the connection is the client's to know). */
+  private closedHere = false;
   private onClose: (() => Promise<void>) | undefined;
-  /** 2026-07-28: the log level sent in every request's `_meta` once setLogLevel was called. */
-  private logLevel: LoggingLevel | undefined;
 
   private constructor(
-    private readonly transport: Transport,
+    transport: Transport,
     private readonly options: TestClientOptions,
   ) {
-    this.protocolVersion = options.protocolVersion ?? LATEST_HANDSHAKE_VERSION;
+    this.checked = new CheckedTransport(transport, (message, requestMethod) => this.check(message, requestMethod), (text) => this.violation(text));
+    this.client = new Client(this.clientOptions());
   }
 
-  /** Connects over `transport` and completes the handshake. */
+  /** Connects over `transport` and agrees on the revision with the server. */
   static async connect(transport: Transport, options: TestClientOptions = {}): Promise<TestClient> {
     const client = new TestClient(transport, options);
     await client.open();
@@ -105,9 +98,14 @@ export class TestClient {
     return (await this.request('resources/read', { uri })) as ReadResourceResult;
   }
 
+  /** The revision the conversation speaks. */
+  get protocolVersion(): string {
+    return this.spoken;
+  }
+
   /** True when the client speaks a revision without a handshake (2026-07-28). */
   get stateless(): boolean {
-    return (MODERN_VERSIONS as readonly string[]).includes(this.protocolVersion);
+    return this.client.stateless;
   }
 
   async subscribe(uri: string): Promise<void> {
@@ -127,30 +125,7 @@ export class TestClient {
    */
   async listen(filter: ListenFilter): Promise<Subscription> {
     if (!this.stateless) throw new Error(`subscriptions/listen needs protocol 2026-07-28; this client speaks ${this.protocolVersion}`);
-    const id = this.nextId;
-    const acknowledged = new Promise<JsonObject | undefined>((resolve) => {
-      const stop = this.onNotification('notifications/subscriptions/acknowledged', (params) => {
-        const meta = params?._meta as JsonObject | undefined;
-        if (meta?.['io.modelcontextprotocol/subscriptionId'] !== id) return;
-        stop();
-        resolve(params);
-      });
-    });
-    const ended = this.sendRequest('subscriptions/listen', { notifications: filter }, { timeoutMs: 2 ** 31 - 1 });
-    const ack = await Promise.race([acknowledged, ended.then(() => undefined)]);
-    if (!ack) throw new Error('The server ended subscriptions/listen before acknowledging it');
-    ended.catch(() => undefined);
-    return {
-      honoured: (ack.notifications as ListenFilter | undefined) ?? {},
-      ended: ended.then(
-        () => 'graceful' as const,
-        () => 'closed' as const,
-      ),
-      close: async () => {
-        this.cancelPending(id, 'subscription closed');
-        await this.notify('notifications/cancelled', { requestId: id, reason: 'subscription closed' });
-      },
-    };
+    return this.checking('subscriptions/listen', undefined, () => this.client.listen(filter));
   }
 
   async listPrompts(): Promise<ListedPrompt[]> {
@@ -171,11 +146,7 @@ export class TestClient {
 
   /** The log level: `logging/setLevel`, or at 2026-07-28 the level sent in every request's `_meta`. */
   async setLogLevel(level: LoggingLevel): Promise<void> {
-    if (this.stateless) {
-      this.logLevel = level;
-      return;
-    }
-    await this.request('logging/setLevel', { level });
+    await this.checking('logging/setLevel', undefined, () => this.client.setLogLevel(level));
   }
 
   /**
@@ -184,67 +155,16 @@ export class TestClient {
    * again, until it completes.
    */
   async request(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<JsonObject> {
-    if (!this.stateless) return this.sendRequest(method, params, options);
-    let body = params;
-    for (let round = 1; ; round++) {
-      const result = await this.sendRequest(method, body, options);
-      if (result.resultType !== 'input_required') return result;
-      if (round === MAX_INPUT_ROUNDS) throw new Error(`${method} still asked for input after ${MAX_INPUT_ROUNDS} rounds`);
-      const inputResponses: JsonObject = {};
-      for (const [key, question] of Object.entries((result.inputRequests as Record<string, JsonObject> | undefined) ?? {})) {
-        const handler = this.handlerFor(String(question.method));
-        if (!handler) throw new Error(`${method} asked for ${String(question.method)} (input "${key}"), and the test client has no fake for it${FAKE_HINTS[String(question.method)] ?? ''}`);
-        inputResponses[key] = await handler((question.params as JsonObject | undefined) ?? {});
-      }
-      body = { ...params, inputResponses };
-      if (result.requestState !== undefined) body.requestState = result.requestState;
-    }
-  }
-
-  private sendRequest(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<JsonObject> {
-    const violations = this.takeViolations();
-    if (violations) return Promise.reject(violations);
-    if (this.closed) return Promise.reject(new Error(`Cannot send ${method}: the test client is closed`));
-    const id = this.nextId++;
-    let body = this.stateless ? this.withMeta(params) : params;
-    const cleanups: Array<() => void> = [];
-    if (options.onprogress) {
-      const onprogress = options.onprogress;
-      body = { ...body, _meta: { ...(body?._meta as JsonObject | undefined), progressToken: id } };
-      cleanups.push(
-        this.onNotification('notifications/progress', (p) => {
-          if (p?.progressToken !== id) return;
-          const { progress, total, message } = p as { progress: number; total?: number; message?: string };
-          onprogress({ progress, total, message });
-        }),
-      );
-    }
-    return new Promise<JsonObject>((resolve, reject) => {
-      const fail = (error: Error) => {
-        this.settle(id);
-        reject(error);
-      };
-      const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
-      const timer = setTimeout(() => fail(new Error(`${method} got no answer within ${timeoutMs} ms`)), timeoutMs);
-      cleanups.push(() => clearTimeout(timer));
-      if (options.signal) {
-        const signal = options.signal;
-        const onAbort = () => {
-          void this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String(signal.reason ?? 'aborted') } });
-          fail(new Error(`${method} was cancelled: ${String(signal.reason ?? 'aborted')}`));
-        };
-        if (signal.aborted) return onAbort();
-        signal.addEventListener('abort', onAbort, { once: true });
-        cleanups.push(() => signal.removeEventListener('abort', onAbort));
-      }
-      this.pending.set(id, { method, resolve, reject, cleanup: () => cleanups.forEach((c) => c()) });
-      this.send(body === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: body }).catch(fail);
-    });
+    const sent: ClientRequestOptions = {};
+    if (options.signal) sent.signal = options.signal;
+    if (options.timeoutMs !== undefined) sent.timeoutMs = options.timeoutMs;
+    if (options.onprogress) sent.onProgress = options.onprogress;
+    return this.checking(method, options.signal, () => this.client.request(method, params, sent));
   }
 
   /** Sends a notification to the server. */
   async notify(method: string, params?: JsonObject): Promise<void> {
-    await this.send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
+    await this.client.notify(method, params);
   }
 
   /** Calls `handler` for each notification of `method`; returns a function that stops it. */
@@ -275,81 +195,87 @@ export class TestClient {
    * sent a message that failed the schema and no call has reported it yet.
    */
   async close(): Promise<void> {
-    if (!this.closed) {
-      this.closed = true;
-      // Before the transport closes: its onclose would report the server as the one that closed.
-      this.failPending(new Error('The test client was closed'));
-      await this.transport.close();
+    if (!this.closedHere) {
+      this.closedHere = true;
+      await this.client.close();
       await this.onClose?.();
     }
-    const violations = this.takeViolations();
-    if (violations) throw violations;
+    this.throwViolations();
   }
 
   private async open(): Promise<void> {
-    this.transport.onmessage = (message) => this.receive(message);
-    this.transport.onclose = () => {
-      this.closed = true;
-      this.failPending(new Error('The connection to the server closed'));
-    };
-    await this.transport.start();
-    if (this.stateless) return this.discover();
-    const result = await this.request('initialize', {
-      protocolVersion: this.protocolVersion,
-      capabilities: this.capabilities(),
-      clientInfo: this.options.clientInfo ?? { name: 'typemcp-test-client', version: '0.0.0' },
-    });
-    if (result.protocolVersion !== this.protocolVersion) {
-      await this.close().catch(() => undefined);
-      throw new Error(`Asked the server for protocol ${this.protocolVersion} but it answered ${String(result.protocolVersion)}`);
+    try {
+      await this.client.connect(this.checked);
+    } catch (error) {
+      this.closedHere = true;
+      throw error;
     }
-    this.serverInfo = result.serverInfo as Implementation;
-    this.serverCapabilities = (result.capabilities as JsonObject) ?? {};
-    this.instructions = result.instructions as string | undefined;
-    await this.notify('notifications/initialized');
-  }
-
-  /** 2026-07-28: what `initialize` told in the handshake era, from `server/discover`. */
-  private async discover(): Promise<void> {
-    const result = await this.request('server/discover');
-    const supported = (result.supportedVersions as string[] | undefined) ?? [];
-    if (!supported.includes(this.protocolVersion)) {
-      await this.close().catch(() => undefined);
-      throw new Error(`Asked the server for protocol ${this.protocolVersion} but it serves ${supported.join(', ') || 'none'}`);
+    const { protocolVersion, serverInfo, capabilities, instructions } = this.client.server;
+    this.spoken = protocolVersion;
+    this.serverInfo = serverInfo;
+    this.serverCapabilities = capabilities;
+    this.instructions = instructions;
+    const held = this.unchecked ?? [];
+    this.unchecked = undefined;
+    // An invalid answer of the handshake fails it; anything else fails the next call, or close().
+    let answerFailed = false;
+    for (const { message, requestMethod } of held) {
+      const before = this.unreported.length;
+      this.check(message, requestMethod);
+      if (requestMethod !== undefined && this.unreported.length > before) answerFailed = true;
     }
-    this.serverInfo = (result._meta as JsonObject | undefined)?.['io.modelcontextprotocol/serverInfo'] as Implementation;
-    this.serverCapabilities = (result.capabilities as JsonObject) ?? {};
-    this.instructions = result.instructions as string | undefined;
+    if (answerFailed) {
+      await this.client.close().catch(() => undefined);
+      this.closedHere = true;
+      this.throwViolations();
+    }
   }
 
-  /** The per-request `_meta` of 2026-07-28, under what the caller put there. */
-  private withMeta(params: JsonObject | undefined): JsonObject {
-    const meta: JsonObject = {
-      'io.modelcontextprotocol/protocolVersion': this.protocolVersion,
-      'io.modelcontextprotocol/clientCapabilities': this.capabilities() as JsonObject,
-      'io.modelcontextprotocol/clientInfo': (this.options.clientInfo ?? { name: 'typemcp-test-client', version: '0.0.0' }) as JsonObject,
+  /** What the client is given: the fakes as its handlers, the test client's defaults. */
+  private clientOptions(): ClientOptions {
+    const { sampling, elicitation, roots, extensions } = this.options;
+    const options: ClientOptions = {
+      // Asked for as given (the client's default when none is); another answered fails the connection.
+      protocolVersion: this.options.protocolVersion,
+      clientInfo: this.options.clientInfo ?? CLIENT_INFO,
+      strictVersion: true,
+      requestTimeoutMs: this.options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+      // The fakes' params types describe a valid request; the schema check reports any other.
+      onOtherRequest: (method) => {
+        throw new McpRequestError(method, -32601, `The test client has no fake for ${method}${FAKE_HINTS[method] ?? ''}`);
+      },
+      onNotification: (notification) => this.heard(notification),
     };
-    if (this.logLevel !== undefined) meta['io.modelcontextprotocol/logLevel'] = this.logLevel;
-    return { ...params, _meta: { ...meta, ...(params?._meta as JsonObject | undefined) } };
+    if (sampling) options.onSample = sampling as unknown as NonNullable<ClientOptions['onSample']>;
+    if (elicitation) options.onElicit = elicitation as unknown as NonNullable<ClientOptions['onElicit']>;
+    if (roots !== undefined) options.onRoots = roots;
+    if (extensions) options.capabilities = { extensions };
+    return options;
   }
 
-  /** Stops waiting for a request without an error (a listen stream the test closed). */
-  private cancelPending(id: number, reason: string): void {
-    const pending = this.pending.get(id);
-    if (!pending) return;
-    this.settle(id);
-    pending.reject(new Error(`${pending.method} was cancelled: ${reason}`));
+  /**
+   * Runs one call of the client's: a violation not yet reported fails it before it is sent, and
+   * one that arrived while it ran (its own answer's, or any other) fails it after.
+   */
+  private async checking<T>(method: string, signal: AbortSignal | undefined, call: () => Promise<T>): Promise<T> {
+    this.throwViolations();
+    if (this.closedHere || this.client.isClosed) throw new Error(`Cannot send ${method}: the test client is closed`);
+    let result: T;
+    try {
+      result = await call();
+    } catch (error) {
+      this.throwViolations();
+      if (error instanceof ConnectionClosedError && this.closedHere) throw new Error('The test client was closed');
+      if (signal?.aborted && error === signal.reason) throw new Error(`${method} was cancelled: ${String(signal.reason ?? 'aborted')}`);
+      throw error;
+    }
+    this.throwViolations();
+    return result;
   }
 
-  private capabilities(): ClientCapabilities {
-    const { sampling, elicitation, roots } = this.options;
-    const atLeast = (version: string) => this.protocolVersion >= version;
-    const capabilities: JsonObject = {};
-    if (sampling) capabilities.sampling = atLeast('2025-11-25') ? { tools: {} } : {};
-    if (elicitation && atLeast('2025-06-18')) capabilities.elicitation = atLeast('2025-11-25') ? { form: {}, url: {} } : {};
-    if (roots) capabilities.roots = { listChanged: true };
-    if (this.options.extensions) capabilities.extensions = this.options.extensions;
-    return capabilities as ClientCapabilities;
+  private heard(notification: ReceivedNotification): void {
+    this.notifications.push(notification);
+    for (const handler of [...(this.listeners.get(notification.method) ?? [])]) handler(notification.params);
   }
 
   private async listAll<T>(method: string, key: string): Promise<T[]> {
@@ -367,8 +293,67 @@ export class TestClient {
     throw new Error(`${method} did not end within ${MAX_PAGES} pages`);
   }
 
+  /** Holds one message of the server's to the schema of the revision spoken (once it is agreed). */
+  private check(message: unknown, requestMethod?: string): void {
+    if (this.options.schemaCheck === false) return;
+    if (this.unchecked) {
+      this.unchecked.push({ message, requestMethod });
+      return;
+    }
+    const version = this.spoken;
+    // Methods the schema does not define (a plugin's own) get the JSON-RPC envelope checked only.
+    const known = requestMethod !== undefined && isClientRequestMethod(version, requestMethod);
+    const errors = validateServerMessage(version, message, known ? { requestMethod } : {});
+    if (errors.length === 0) return;
+    const what = requestMethod ? ` (the answer to ${requestMethod})` : '';
+    this.violation(`${preview(message)}${what} fails the ${version} schema:\n${errors.map((e) => `  - ${e}`).join('\n')}`);
+  }
+
+  private violation(text: string): void {
+    this.unreported.push(text);
+  }
+
+  private throwViolations(): void {
+    if (this.unreported.length > 0) throw new SchemaViolationError(this.unreported.splice(0));
+  }
+}
+
+/**
+ * The test client's transport to the client: the transport it was given, with every message
+ * the server sends handed to the schema check first (an answer with the method it answers).
+ * Text that is not JSON, and what is not a JSON-RPC object, stop there.
+ */
+class CheckedTransport implements ClientTransport {
+  onmessage?: ClientTransport['onmessage'];
+  onclose?: ClientTransport['onclose'];
+  onerror?: ClientTransport['onerror'];
+  /** The method of each request sent and not yet answered, by id. */
+  private readonly asked = new Map<unknown, string>();
+
+  constructor(
+    private readonly inner: Transport,
+    private readonly check: (message: unknown, requestMethod?: string) => void,
+    private readonly violation: (text: string) => void,
+  ) {}
+
+  async start(): Promise<void> {
+    this.inner.onmessage = (raw) => this.receive(raw);
+    this.inner.onclose = () => this.onclose?.();
+    this.inner.onerror = (error) => this.onerror?.(error);
+    await this.inner.start();
+  }
+
+  async send(message: JsonObject): Promise<void> {
+    if (typeof message.method === 'string' && message.id !== undefined) this.asked.set(message.id, message.method);
+    await this.inner.send(message as never);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
   private receive(raw: unknown): void {
-    let message: unknown = raw;
+    let message = raw;
     if (typeof raw === 'string') {
       try {
         message = JSON.parse(raw);
@@ -382,97 +367,13 @@ export class TestClient {
       return;
     }
     const msg = message as JsonObject;
-    if ('method' in msg && 'id' in msg) {
-      this.check(msg);
-      void this.answer(msg.id, String(msg.method), (msg.params as JsonObject | undefined) ?? {});
-    } else if ('method' in msg) {
-      this.check(msg);
-      const notification: ReceivedNotification = { method: String(msg.method) };
-      if (msg.params !== undefined) notification.params = msg.params as JsonObject;
-      this.notifications.push(notification);
-      for (const handler of [...(this.listeners.get(notification.method) ?? [])]) handler(notification.params);
-    } else {
-      const pending = typeof msg.id === 'number' ? this.pending.get(msg.id) : undefined;
-      this.check(msg, pending?.method);
-      if (!pending) return;
-      this.settle(msg.id as number);
-      const violations = this.takeViolations();
-      if (violations) pending.reject(violations);
-      else if ('error' in msg) {
-        const error = msg.error as { code: number; message: string; data?: unknown };
-        pending.reject(new McpRequestError(pending.method, error.code, error.message, error.data));
-      } else pending.resolve(msg.result as JsonObject);
+    if ('method' in msg) this.check(msg);
+    else {
+      const requestMethod = this.asked.get(msg.id);
+      this.asked.delete(msg.id);
+      this.check(msg, requestMethod);
     }
-  }
-
-  /** Answers a server-to-client request with the matching fake. */
-  private async answer(id: unknown, method: string, params: JsonObject): Promise<void> {
-    const handler = this.handlerFor(method);
-    let reply: JsonObject;
-    if (!handler) {
-      reply = { jsonrpc: '2.0', id, error: { code: -32601, message: `The test client has no fake for ${method}${FAKE_HINTS[method] ?? ''}` } };
-    } else {
-      try {
-        reply = { jsonrpc: '2.0', id, result: await handler(params) };
-      } catch (error) {
-        reply = { jsonrpc: '2.0', id, error: { code: -32603, message: error instanceof Error ? error.message : String(error) } };
-      }
-    }
-    if (!this.closed) await this.send(reply).catch(() => undefined);
-  }
-
-  private handlerFor(method: string): ClientRequestHandler | undefined {
-    const { sampling, elicitation, roots } = this.options;
-    switch (method) {
-      case 'ping':
-        return () => ({});
-      // The params types describe a valid request; the schema check reports any other.
-      case 'sampling/createMessage':
-        return sampling as ClientRequestHandler | undefined;
-      case 'elicitation/create':
-        return elicitation as ClientRequestHandler | undefined;
-      case 'roots/list':
-        return roots === undefined ? undefined : async () => ({ roots: typeof roots === 'function' ? await roots() : roots });
-      default:
-        return undefined;
-    }
-  }
-
-  private check(message: unknown, requestMethod?: string): void {
-    if (this.options.schemaCheck === false) return;
-    // Methods the schema does not define (a plugin's own) get the JSON-RPC envelope checked only.
-    const known = requestMethod !== undefined && isClientRequestMethod(this.protocolVersion, requestMethod);
-    const errors = validateServerMessage(this.protocolVersion, message, known ? { requestMethod } : {});
-    if (errors.length === 0) return;
-    const what = requestMethod ? ` (the answer to ${requestMethod})` : '';
-    this.violation(`${preview(message)}${what} fails the ${this.protocolVersion} schema:\n${errors.map((e) => `  - ${e}`).join('\n')}`);
-  }
-
-  private violation(text: string): void {
-    this.unreported.push(text);
-  }
-
-  private takeViolations(): SchemaViolationError | undefined {
-    if (this.unreported.length === 0) return undefined;
-    return new SchemaViolationError(this.unreported.splice(0));
-  }
-
-  private settle(id: number): void {
-    const pending = this.pending.get(id);
-    if (!pending) return;
-    this.pending.delete(id);
-    pending.cleanup();
-  }
-
-  private failPending(error: Error): void {
-    for (const [id, pending] of [...this.pending]) {
-      this.settle(id);
-      pending.reject(error);
-    }
-  }
-
-  private async send(message: JsonObject): Promise<void> {
-    await this.transport.send(message as never);
+    this.onmessage?.(msg);
   }
 }
 

@@ -122,10 +122,6 @@ describe('every package', () => {
      * only reports a request's version. A file not listed here does none of it.
      */
     const known: Record<string, { why: string; does: Sign[] }> = {
-      'testing/src/TestClient.ts': {
-        why: 'the test client speaks the revision a test chooses: the handshake or _meta, the capabilities that revision has, and its schema',
-        does: ['imports versions', 'names the _meta key', 'writes a version', 'reads protocolVersion'],
-      },
       'testing/src/types.ts': { why: 'TestClientOptions.protocolVersion is typed with the versions a client may choose', does: ['imports versions'] },
       'testing/src/schemaCheck.ts': {
         why: 'the oracle holds each message to the official schema of its revision, and an error without an id to the first revision whose schema allows one',
