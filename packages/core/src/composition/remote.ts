@@ -64,6 +64,7 @@ export type RemoteCompleter = (
   ctx: Context,
 ) => Promise<{ values: string[]; total?: number; hasMore?: boolean }>;
 
+/** A prompt something else answers for: a proxied server's. `get` renders it. */
 export interface RemotePrompt {
   readonly listing: RemoteDescription & { name: string; arguments?: Array<{ name: string; title?: string; description?: string; required?: boolean }> };
   readonly access?: RemoteAccess;
@@ -78,10 +79,12 @@ interface RemoteReadable {
   read(uri: string, ctx: Context): Promise<Record<string, unknown>>;
 }
 
+/** A resource something else reads: a proxied server's. */
 export interface RemoteResource extends RemoteReadable {
   readonly listing: RemoteDescription & { uri: string; name: string; mimeType?: string; size?: number; annotations?: ResourceAnnotations };
 }
 
+/** A resource template something else reads and completes: a proxied server's. */
 export interface RemoteTemplate extends RemoteReadable {
   readonly listing: RemoteDescription & { uriTemplate: string; name: string; mimeType?: string; annotations?: ResourceAnnotations };
   readonly complete?: RemoteCompleter;

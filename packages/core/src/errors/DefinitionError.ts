@@ -13,6 +13,7 @@ export class DefinitionError extends Error {
   }
 }
 
+/** The kinds of declaration mistake (`DefinitionError.code`), for code and tests that tell them apart. */
 export type DefinitionErrorCode =
   | 'TOOL_INPUT_UNKNOWN'
   | 'TOOL_INPUT_NOT_A_CLASS'

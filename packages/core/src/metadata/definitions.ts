@@ -2,6 +2,10 @@
 
 export type Constructor<T = unknown> = new (...args: any[]) => T;
 
+/**
+ * An icon of a server, tool, prompt or resource (MCP `Icon`): its URL (`https:`, `data:`) and
+ * what it suits, so a client picks one.
+ */
 export interface Icon {
   src: string;
   mimeType?: string;
@@ -22,6 +26,10 @@ export interface IconFile {
   theme?: 'light' | 'dark';
 }
 
+/**
+ * Hints to the client about what a tool does (MCP `ToolAnnotations`): whether it only reads,
+ * destroys, can be repeated, reaches outside. Hints only: nothing enforces them.
+ */
 export interface ToolAnnotations {
   title?: string;
   readOnlyHint?: boolean;
@@ -30,6 +38,7 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
+/** The options of `@Tool`: how clients see the tool, its input and output, and how it runs. */
 export interface ToolOptions {
   /** Tool name; defaults to the method name. */
   name?: string;
@@ -141,6 +150,10 @@ export interface PropertyEnumTitles {
   titles: Readonly<Record<string, string>>;
 }
 
+/**
+ * Hints to the client about a resource (MCP `Annotations`): who it is for, how much it matters,
+ * when it last changed.
+ */
 export interface ResourceAnnotations {
   audience?: Array<'user' | 'assistant'>;
   priority?: number;
@@ -157,6 +170,7 @@ export interface ResourceListing {
   size?: number;
 }
 
+/** The options of `@Resource`: the uri or template it answers, and how clients see it. */
 export interface ResourceOptions {
   /** A fixed uri, or an RFC 6570 template (any `{…}` makes it one). */
   uri: string;
@@ -195,6 +209,7 @@ export interface ResourceDefinition {
   options: ResourceOptions;
 }
 
+/** The options of `@Prompt`: how clients see the prompt, and its arguments. */
 export interface PromptOptions {
   /** Defaults to the method name. */
   name?: string;

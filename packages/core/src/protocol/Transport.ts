@@ -1,6 +1,7 @@
 import type { OutgoingMessage, RequestId } from './messages';
 import type { Principal } from './Principal';
 
+/** What the server tells a transport about a message it sends (`Transport.send`). */
 export interface TransportSendOptions {
   /** The incoming request this message belongs to, so stream-based transports can route it. */
   relatedRequestId?: RequestId;

@@ -2,11 +2,16 @@
 
 export const HANDSHAKE_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
 export type HandshakeVersion = (typeof HANDSHAKE_VERSIONS)[number];
+/**
+ * The newest handshake revision: what the server answers an `initialize` that asks for one it
+ * does not serve.
+ */
 export const LATEST_HANDSHAKE_VERSION: HandshakeVersion = '2025-11-25';
 
 /** Revisions without a handshake: every request carries its version and client in `_meta`. */
 export const MODERN_VERSIONS = ['2026-07-28'] as const;
 export type ModernVersion = (typeof MODERN_VERSIONS)[number];
+/** The newest revision without a handshake. */
 export const LATEST_MODERN_VERSION: ModernVersion = '2026-07-28';
 
 /** Every version served, newest first: what `server/discover` and -32022 list. */

@@ -6,18 +6,21 @@ export interface TextContent {
   text: string;
   [key: string]: unknown;
 }
+/** An image, base64-encoded in `data`. */
 export interface ImageContent {
   type: 'image';
   data: string;
   mimeType: string;
   [key: string]: unknown;
 }
+/** Audio, base64-encoded in `data`. */
 export interface AudioContent {
   type: 'audio';
   data: string;
   mimeType: string;
   [key: string]: unknown;
 }
+/** The model's call of one of the request's tools; a `tool_result` with its `id` answers it. */
 export interface ToolUseContent {
   type: 'tool_use';
   id: string;
@@ -25,6 +28,7 @@ export interface ToolUseContent {
   input: Record<string, unknown>;
   [key: string]: unknown;
 }
+/** The result of a tool the model called (`toolUseId`), sent back to it in the next message. */
 export interface ToolResultContent {
   type: 'tool_result';
   toolUseId: string;
@@ -33,14 +37,20 @@ export interface ToolResultContent {
   isError?: boolean;
   [key: string]: unknown;
 }
+/** Any content block of a sampling message. */
 export type SamplingContent = TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent;
 
+/** One turn of the conversation sent to, or answered by, the client's model. */
 export interface SamplingMessage {
   role: 'user' | 'assistant';
   content: SamplingContent | SamplingContent[];
   _meta?: Record<string, unknown>;
 }
 
+/**
+ * What the server would like of the client's model: name hints and how to weigh cost, speed
+ * and intelligence. The client chooses.
+ */
 export interface ModelPreferences {
   hints?: Array<{ name?: string }>;
   /** 0..1 */
@@ -51,6 +61,7 @@ export interface ModelPreferences {
   intelligencePriority?: number;
 }
 
+/** Whether the model may (`auto`), must (`required`) or must not (`none`) call a tool. */
 export interface ToolChoice {
   mode?: 'auto' | 'required' | 'none';
 }
@@ -100,6 +111,7 @@ export interface SampleRequestOf<C> {
   _meta?: Record<string, unknown>;
 }
 
+/** The client model's message (`sampling/createMessage`'s result): what `ctx.sample()` resolves with. */
 export interface SampleResult {
   role: 'user' | 'assistant';
   content: SamplingContent | SamplingContent[];

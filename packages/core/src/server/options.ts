@@ -10,6 +10,7 @@ import type { HttpHandlerOptions, StdioTransportOptions } from '../transports';
 
 export type { CacheableMethod } from '../eras';
 
+/** The options of `new McpServer(…)`: who the server is, what it serves, and how it behaves. */
 export interface McpServerOptions {
   /** `serverInfo.name`. */
   name: string;
@@ -102,6 +103,7 @@ export interface EnvironmentVariable {
  */
 export type ServerDeclaration = Pick<McpServerOptions, 'name' | 'version' | 'title' | 'description' | 'websiteUrl' | 'icons' | 'environment'>;
 
+/** `server.listen({ transport: 'stdio' })`: serve one client over the process's stdin and stdout. */
 export interface StdioListenOptions extends StdioTransportOptions {
   transport: 'stdio';
   /** Close cleanly on SIGINT and SIGTERM and exit the process; default true. */
@@ -114,6 +116,7 @@ export interface StdioListenOptions extends StdioTransportOptions {
   principal?: Principal;
 }
 
+/** `server.listen({ transport: 'http' })`: serve Streamable HTTP on a node:http server of its own. */
 export interface HttpListenOptions extends HttpHandlerOptions {
   transport: 'http';
   /** Interface to bind; default 127.0.0.1 (loopback only). */
@@ -126,6 +129,7 @@ export interface HttpListenOptions extends HttpHandlerOptions {
   handleSignals?: boolean;
 }
 
+/** The options of `server.listen()`: stdio or HTTP. */
 export type ListenOptions = StdioListenOptions | HttpListenOptions;
 
 /** Where an HTTP listener is reachable. */
@@ -136,6 +140,7 @@ export interface ListenAddress {
   url: string;
 }
 
+/** The options of `server.connect(transport)`, which serves one connection on a transport of your own. */
 export interface ConnectOptions {
   /**
    * Serve without an `initialize` handshake, at this protocol version (stateless HTTP). The
@@ -163,9 +168,15 @@ export interface ListControl {
   names(): string[];
 }
 
+/** `server.tools`: turns tools on and off, or removes them, by name, while the server runs. */
 export type ToolsControl = ListControl;
+/** `server.prompts`: turns prompts on and off, or removes them, by name, while the server runs. */
 export type PromptsControl = ListControl;
 
+/**
+ * `server.resources`: resources and templates by uri, as `ListControl`, and the updates their
+ * subscribers hear.
+ */
 export interface ResourcesControl extends ListControl {
   /** Sends `notifications/resources/updated` to the sessions subscribed to `uri`. */
   notifyUpdated(uri: string): void;

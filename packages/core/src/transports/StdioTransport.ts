@@ -2,6 +2,10 @@ import type { Readable, Writable } from 'node:stream';
 import type { OutgoingMessage } from '../protocol';
 import type { Transport } from '../protocol';
 
+/**
+ * The options of `new StdioTransport(…)`: its streams (stdin and stdout by default) and how it
+ * guards them.
+ */
 export interface StdioTransportOptions {
   input?: Readable;
   output?: Writable;

@@ -5,6 +5,10 @@ import type { FetchRequest } from './HttpRequest';
 import { StreamableHttp } from './StreamableHttp';
 import type { HttpEndpointOptions, HttpServerHost } from './endpoint';
 
+/**
+ * The options of `server.fetchHandler()`: an HTTP endpoint on a Fetch API runtime (Workers,
+ * Deno, Bun, Hono).
+ */
 export interface FetchHandlerOptions extends HttpEndpointOptions {
   /**
    * Who sent a request, as the application's own authentication knows it: a principal, or just

@@ -6,6 +6,10 @@ import type { IncomingRequest } from './HttpRequest';
 import { StreamableHttp } from './StreamableHttp';
 import type { HttpEndpointOptions, HttpServerHost } from './endpoint';
 
+/**
+ * The options of `server.httpHandler()`: an HTTP endpoint in a Node server (node:http,
+ * Express, Fastify).
+ */
 export interface HttpHandlerOptions extends HttpEndpointOptions {
   /**
    * Who sent a request, as the application's own authentication knows it: a principal, or just

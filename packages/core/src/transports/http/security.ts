@@ -1,5 +1,9 @@
 import type { HttpRequestInfo } from '../../protocol';
 
+/**
+ * Which Host and Origin headers an HTTP endpoint accepts, against DNS rebinding and cross-site
+ * requests; others get 403. By default, loopback ones only.
+ */
 export interface HttpSecurityOptions {
   /**
    * Host header values accepted (with or without port). Defaults to loopback names, which
