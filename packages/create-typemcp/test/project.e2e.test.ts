@@ -5,7 +5,8 @@
  * its own tests and serves the official SDK client over stdio — as CommonJS and as an ES
  * module, compiled by tsc, run by tsx, and run by `typemcp dev`. A project made with
  * --sign-in passes its own tests (a whole sign-in over HTTP among them) and serves HTTP
- * behind sign-in from its build and its production bundle.
+ * behind sign-in from its build and its production bundle. A project made with --no-examples
+ * (one hello tool) builds, passes its own tests and serves the SDK client over stdio.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -91,7 +92,7 @@ describe('the packed packages', () => {
   it.each(PACKAGES)('%s ships its build, README, LICENSE and no tests', (dir) => {
     const { files } = tarballs[dir];
     expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', dir === 'create-typemcp' ? 'dist/bin.js' : 'dist/index.js']));
-    expect(files.filter((f) => /(^|\/)test\/|\.test\.[jt]s$/.test(f) && !/^template(-runtimes|-signin)?\//.test(f))).toEqual([]);
+    expect(files.filter((f) => /(^|\/)test\/|\.test\.[jt]s$/.test(f) && !/^template(-runtimes|-signin|-minimal)?\//.test(f))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.tsbuildinfo'))).toEqual([]);
     if (dir !== 'create-typemcp') expect(files).toContain('dist/index.d.ts');
   });
@@ -102,6 +103,7 @@ describe('the packed packages', () => {
     expect(template.filter((f) => /node_modules|\/dist\//.test(f))).toEqual([]);
     expect(tarballs['create-typemcp'].files).toEqual(expect.arrayContaining(['bun', 'deno', 'workers'].map((runtime) => `template-runtimes/${runtime}/overlay.json`)));
     expect(tarballs['create-typemcp'].files).toEqual(expect.arrayContaining(['template-signin/overlay.json', 'template-signin/src/server.ts', 'template-signin/test/signin.test.ts']));
+    expect(tarballs['create-typemcp'].files).toEqual(expect.arrayContaining(['template-minimal/default/overlay.json', 'template-minimal/default/src/hello/HelloTools.ts', 'template-minimal/signin/overlay.json', ...['bun', 'deno', 'workers'].map((runtime) => `template-minimal/runtimes/${runtime}/overlay.json`)]));
   });
 });
 
@@ -246,5 +248,37 @@ describe('a project scaffolded by the packed create-typemcp with --sign-in', () 
     run('npm', ['run', 'bundle'], signInDir);
     await checkSignInOverHttp(signInDir, ['dist/bundle/server.js']);
     await checkSignInOverHttp(signInDir, ['--snapshot-blob', 'dist/bundle/server.blob']);
+  });
+});
+
+describe('a project scaffolded by the packed create-typemcp with --no-examples', () => {
+  let minimalDir: string;
+
+  beforeAll(() => {
+    run('npm', ['exec', '--yes', `--package=${tarballs['create-typemcp'].file}`, '--', 'create-typemcp', 'my-hello-server', '--no-examples'], workDir);
+    minimalDir = path.join(workDir, 'my-hello-server');
+    installFromTarballs(minimalDir, tarballs);
+  });
+
+  it('builds with tsc and passes its own tests', () => {
+    expect(fs.existsSync(path.join(minimalDir, 'src', 'notes'))).toBe(false);
+    run('npm', ['run', 'build'], minimalDir);
+    const output = run('npm', ['test', '--', '--verbose'], minimalDir);
+    expect(output).toContain('says hello');
+    expect(output).toMatch(/Tests: +5 passed, 5 total/);
+    expect(output).not.toMatch(/failed|skipped/);
+  });
+
+  it('serves its hello tool to the official SDK client over stdio from the build', async () => {
+    const { client, recorder } = await connectOverStdio(process.execPath, ['dist/main.js', '--stdio'], minimalDir);
+    try {
+      expect(client.getServerVersion()).toMatchObject({ name: 'my-hello-server' });
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['hello']);
+      expect((await client.callTool({ name: 'hello', arguments: { name: 'SDK' } })).content).toEqual([{ type: 'text', text: 'Hello, SDK!' }]);
+      expect((await client.callTool({ name: 'hello', arguments: { name: 5 } })).isError).toBe(true);
+    } finally {
+      await client.close();
+    }
+    expectValidServerMessages(PROTOCOL, recorder.received);
   });
 });
