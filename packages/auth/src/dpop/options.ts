@@ -28,6 +28,10 @@ export interface DpopOptions {
   readonly nonce?: boolean | DpopNonceOptions;
 }
 
+/**
+ * The settings of DPoP's server-issued nonces (`dpop.nonce`): how long one lasts, and the
+ * secret that derives them.
+ */
 export interface DpopNonceOptions {
   /** A nonce is issued for this long and accepted for up to twice as long; default 300 s. */
   readonly lifetimeSec?: number;

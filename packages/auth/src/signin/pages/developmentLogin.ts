@@ -10,6 +10,7 @@ export interface DevelopmentUser {
   readonly roles?: readonly string[];
 }
 
+/** The options of `developmentLogin`: its users, and how long a login lasts. */
 export interface DevelopmentLoginOptions {
   /** Username to user: `{ alice: { password: 'alice' } }`. */
   readonly users: Readonly<Record<string, DevelopmentUser>>;

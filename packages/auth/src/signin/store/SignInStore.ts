@@ -78,6 +78,10 @@ export interface ClientStore {
   markUsed(clientId: string): Promise<void>;
 }
 
+/**
+ * Authorization codes until they are exchanged for tokens, each taken once: a second use is a
+ * replay.
+ */
 export interface CodeStore {
   add(codeHash: string, code: AuthorizationCode, ttlSec: number): Promise<void>;
   /**
@@ -87,6 +91,7 @@ export interface CodeStore {
   take(codeHash: string): Promise<{ readonly code: AuthorizationCode; readonly firstUse: boolean } | undefined>;
 }
 
+/** Grants, the refresh tokens that carry them on, and their revocation. */
 export interface GrantStore {
   add(grant: Grant, ttlSec: number): Promise<void>;
   get(grantId: string): Promise<Grant | undefined>;
@@ -102,18 +107,27 @@ export interface GrantStore {
   revoke(grantId: string): Promise<void>;
 }
 
+/**
+ * The scopes each user allowed each client, so that a client asking for nothing new skips the
+ * consent page.
+ */
 export interface ConsentStore {
   /** The scopes the user already allowed the client. */
   get(userId: string, clientId: string): Promise<readonly string[]>;
   set(userId: string, clientId: string, scopes: readonly string[]): Promise<void>;
 }
 
+/** Authorization requests waiting for the user's answer on the consent page. */
 export interface PendingAuthorizationStore {
   add(request: PendingAuthorization, ttlSec: number): Promise<void>;
   /** The request, removed: a consent form is answered once. */
   take(id: string): Promise<PendingAuthorization | undefined>;
 }
 
+/**
+ * The authorization server's signing keys, so that every replica signs with and publishes the
+ * same ones.
+ */
 export interface KeyStore {
   list(): Promise<readonly StoredKey[]>;
   /**
@@ -133,6 +147,10 @@ export interface ClientDocumentStore {
   set(clientId: string, entry: CheckedDocument): Promise<void>;
 }
 
+/**
+ * Counts events per time window for the rate limits (client registration), so replicas count
+ * together.
+ */
 export interface RateCounter {
   /** Counts one more event under `key` in the current window of `windowSec`; the count so far. */
   hit(key: string, windowSec: number): Promise<number>;
