@@ -9,6 +9,7 @@
 
 export type JsonSchema = boolean | SchemaObject;
 
+/** A JSON Schema that is an object (not `true` or `false`): its keywords. */
 export interface SchemaObject {
   [keyword: string]: unknown;
 }

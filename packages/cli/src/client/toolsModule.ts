@@ -10,6 +10,7 @@ export interface ListedToolSchema {
   outputSchema?: Record<string, unknown>;
 }
 
+/** The options of `toolsModule` (`typemcp client generate`): what the module's header says. */
 export interface ToolsModuleOptions {
   /** Who the types describe, for the header: `weather 0.1.0`. */
   server?: string;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Output } from '../output';
 import { UsageError } from '../UsageError';
 
+/** The options of `buildUi` (`typemcp ui`): the page to bundle, where it goes, what it fetches. */
 export interface UiOptions {
   /** The UI's HTML page; its local scripts and stylesheets are bundled into it. */
   page: string;
@@ -19,6 +20,7 @@ export interface UiCsp {
   connectDomains?: string[];
 }
 
+/** What `buildUi` made: the single HTML document and its CSP, and the files it wrote them to. */
 export interface BuiltUi {
   html: string;
   csp: UiCsp;

@@ -33,6 +33,7 @@ export interface DeclaredServer {
   environment?: Array<{ name: string; description?: string; isRequired?: boolean; isSecret?: boolean; default?: string }>;
 }
 
+/** A server's entry in the MCP Registry (`server.json`), as `serverJsonFor` writes it. */
 export interface ServerJson {
   $schema: string;
   name: string;
@@ -47,6 +48,10 @@ export interface ServerJson {
   _meta?: Record<string, unknown>;
 }
 
+/**
+ * What `serverJsonFor` makes `server.json` of: package.json, the server's declaration, and
+ * where it runs.
+ */
 export interface ServerJsonInput {
   manifest: PackageManifest;
   server: DeclaredServer;
