@@ -1,11 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+/** How the project's server talks to clients when started without --stdio or --http. */
 export type TransportChoice = 'stdio' | 'http';
 /** Where the project's server runs: Node (the default template), or Bun, Deno, Cloudflare Workers (an overlay on it). */
 export type RuntimeChoice = 'node' | 'bun' | 'deno' | 'workers';
+/** The package manager that installs the project, and whose commands the next steps show. */
 export type PackageManager = 'npm' | 'pnpm' | 'yarn' | 'bun';
 
+/** The options of `scaffold`: where the project goes, and what it is made of. */
 export interface ScaffoldOptions {
   /** Folder to create the project in; it must not exist or be empty. */
   directory: string;
@@ -50,6 +53,10 @@ export interface ScaffoldOptions {
   registry?: string;
 }
 
+/**
+ * The project `scaffold` made: its folder, its package name, and the files written (relative
+ * paths, sorted).
+ */
 export interface ScaffoldResult {
   directory: string;
   name: string;
@@ -205,6 +212,10 @@ function registryUrl(value: string): string {
   return url.href.endsWith('/') ? url.href : `${url.href}/`;
 }
 
+/**
+ * Why a project cannot be made (a bad name, a folder that is not empty, options that do not go
+ * together, a missing template); the message says what to do.
+ */
 export class ScaffoldError extends Error {
   override readonly name = 'ScaffoldError';
 }
