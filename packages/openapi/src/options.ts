@@ -50,6 +50,10 @@ export interface OpenApiWarning {
 /** Reads one document: the parsed object, or its text (JSON or YAML). */
 export type OpenApiLoader = (url: string) => unknown | Promise<unknown>;
 
+/**
+ * The options of `fromOpenApi`: the document, the API's URL, what each operation becomes, and
+ * how calls are made.
+ */
 export interface OpenApiOptions {
   /** The document: a parsed object, or a file path or URL of a JSON or YAML file. */
   spec: Record<string, unknown> | string;
