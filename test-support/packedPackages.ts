@@ -30,10 +30,11 @@ export function packPackages<Dir extends string>(dirs: readonly Dir[], packDir: 
 
 /**
  * Points a scaffolded project's @typemcp/* dependencies at the tarballs, for anything that
- * depends on them in turn too (the CLI depends on @typemcp/testing), then installs it. A
- * project with @typemcp/auth (made with --sign-in) needs its tarball too.
+ * depends on them in turn too (@typemcp/testing and the CLI depend on @typemcp/client, packed
+ * beside the others when not given), then installs it. A project with @typemcp/auth (made with
+ * --sign-in) needs its tarball too.
  */
-export function installFromTarballs(projectDir: string, tarballs: Record<'core' | 'testing' | 'cli', Tarball> & Partial<Record<'auth', Tarball>>): void {
+export function installFromTarballs(projectDir: string, tarballs: Record<'core' | 'testing' | 'cli', Tarball> & Partial<Record<'auth' | 'client', Tarball>>): void {
   const manifestPath = path.join(projectDir, 'package.json');
   const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
   const local = (dir: 'core' | 'testing' | 'cli') => `file:${tarballs[dir].file}`;
@@ -42,9 +43,11 @@ export function installFromTarballs(projectDir: string, tarballs: Record<'core' 
     if (tarballs.auth === undefined) throw new Error(`${projectDir} depends on @typemcp/auth: pack it too`);
     manifest.dependencies['@typemcp/auth'] = `file:${tarballs.auth.file}`;
   }
+  const client = tarballs.client ?? packPackages(['client'], path.dirname(tarballs.core.file)).client;
+  manifest.devDependencies['@typemcp/client'] = `file:${client.file}`;
   manifest.devDependencies['@typemcp/testing'] = local('testing');
   manifest.devDependencies['@typemcp/cli'] = local('cli');
-  manifest.overrides = { '@typemcp/core': '$@typemcp/core', '@typemcp/testing': '$@typemcp/testing' };
+  manifest.overrides = { '@typemcp/core': '$@typemcp/core', '@typemcp/client': '$@typemcp/client', '@typemcp/testing': '$@typemcp/testing' };
   fs.writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
   runOutside('npm', ['install', '--prefer-offline'], projectDir);
 }

@@ -1,7 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { Client } from '@typemcp/client';
+import type { CallToolResult, ClientTransport, Implementation, JsonObject, ListedPrompt, ListedResource, ListedResourceTemplate, ListedSkill, ListedTool } from '@typemcp/client';
 import { StdioTransport } from '@typemcp/core';
-import { TestClient } from '@typemcp/testing';
 import { HttpClientTransport } from './httpClient';
 import { launchFor, start } from './launch';
 import { UsageError } from './UsageError';
@@ -23,8 +24,75 @@ export function isUrl(entry: string): boolean {
 
 /** A client talking to a server entry started with --stdio. */
 export interface ServerConnection {
-  client: TestClient;
+  client: ServerClient;
   close(): Promise<void>;
+}
+
+/** How long one request of a command may wait for its answer. */
+const REQUEST_TIMEOUT_MS = 10_000;
+
+/**
+ * What the commands see of a server, over `Client` of @typemcp/client: what it said of itself
+ * as the conversation began, and each listing whole (every page followed).
+ */
+export class ServerClient {
+  constructor(readonly client: Client) {}
+
+  get protocolVersion(): string {
+    return this.client.protocolVersion;
+  }
+
+  get serverInfo(): Implementation {
+    return this.client.serverInfo;
+  }
+
+  get serverCapabilities(): JsonObject {
+    return this.client.serverCapabilities;
+  }
+
+  get instructions(): string | undefined {
+    return this.client.instructions;
+  }
+
+  listTools(): Promise<ListedTool[]> {
+    return this.client.listAllTools();
+  }
+
+  listResources(): Promise<ListedResource[]> {
+    return this.client.listAllResources();
+  }
+
+  listResourceTemplates(): Promise<ListedResourceTemplate[]> {
+    return this.client.listAllResourceTemplates();
+  }
+
+  listPrompts(): Promise<ListedPrompt[]> {
+    return this.client.listAllPrompts();
+  }
+
+  /** Every skill of every `skills/list` page (Skills extension). */
+  async listSkills(): Promise<ListedSkill[]> {
+    const skills: ListedSkill[] = [];
+    for await (const skill of this.client.iterate<ListedSkill>('skills/list', 'skills')) skills.push(skill);
+    return skills;
+  }
+
+  callTool(name: string, args?: JsonObject): Promise<CallToolResult> {
+    return this.client.callTool(name, args);
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}
+
+/**
+ * Connects a client over `transport`: the `initialize` handshake at the newest handshake-era
+ * revision, or the one `--protocol` names (e.g. 2026-07-28, which has none), and that one only.
+ */
+async function connectClient(transport: ClientTransport, protocolVersion: string | undefined): Promise<ServerClient> {
+  const client = await Client.connect(transport, { clientInfo: { name: 'typemcp-cli', version: '0' }, protocolVersion, strictVersion: true, requestTimeoutMs: REQUEST_TIMEOUT_MS });
+  return new ServerClient(client);
 }
 
 /**
@@ -43,9 +111,9 @@ export async function connectToEntry(entry: string, protocolVersion?: string, ca
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const transport = new StdioTransport({ input: child.stdout!, output: child.stdin!, guardStdout: false });
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-  let client: TestClient;
+  let client: ServerClient;
   try {
-    client = await TestClient.connect(transport, { clientInfo: { name: 'typemcp-cli', version: '0' }, schemaCheck: false, ...(protocolVersion ? { protocolVersion } : {}) });
+    client = await connectClient(transport as ClientTransport, protocolVersion || undefined);
   } catch (error) {
     // A server that died says why on stderr: that beats "connection closed".
     const exit = await Promise.race([exited, delay(1000).then(() => undefined)]);
@@ -67,7 +135,7 @@ export async function connectToEntry(entry: string, protocolVersion?: string, ca
 
 async function connectToUrl(url: URL, protocolVersion: string | undefined, headers: Record<string, string> | undefined): Promise<ServerConnection> {
   const transport = new HttpClientTransport(url, { headers, protocol: protocolVersion });
-  const client = await TestClient.connect(transport, { clientInfo: { name: 'typemcp-cli', version: '0' }, schemaCheck: false, ...(protocolVersion ? { protocolVersion } : {}) });
+  const client = await connectClient(transport, protocolVersion || undefined);
   return { client, close: () => client.close().catch(() => undefined) };
 }
 

@@ -1,5 +1,5 @@
-import { McpRequestError } from '@typemcp/testing';
-import type { ContentBlock, JsonObject } from '@typemcp/testing';
+import { McpRequestError } from '@typemcp/client';
+import type { ContentBlock, JsonObject } from '@typemcp/client';
 import { connectToEntry } from '../connect';
 import type { Caller } from '../connect';
 import { accessDeniedHint } from './inspect';

@@ -1,4 +1,4 @@
-import type { JsonObject, ListedPrompt, ListedResource, ListedResourceTemplate, ListedSkill, ListedTool } from '@typemcp/testing';
+import type { JsonObject, ListedPrompt, ListedResource, ListedResourceTemplate, ListedSkill, ListedTool } from '@typemcp/client';
 import { connectToEntry } from '../connect';
 import type { Caller } from '../connect';
 import type { Output } from '../output';

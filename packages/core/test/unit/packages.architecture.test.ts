@@ -69,7 +69,7 @@ describe('every package', () => {
     expect(sources.get('proxy')!.imports.some((found) => found.specifier === '@typemcp/core' && found.names.includes('MODERN_VERSIONS'))).toBe(true);
     expect(workspacePackage('@typemcp/core/build')).toEqual({ name: '@typemcp/core', entry: './build' });
     expect(workspacePackage('node:fs')).toBeUndefined();
-    expect(packageTable(page).get('cli')).toEqual(['@typemcp/core', '@typemcp/testing']);
+    expect(packageTable(page).get('cli')).toEqual(['@typemcp/core', '@typemcp/client']);
     expect(circles([{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }, { from: 'c', to: 'a' }, { from: 'c', to: 'd' }])).toEqual([['a', 'b', 'c']]);
     expect(circles([{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }])).toEqual([]);
     expect(circles([{ from: 'a', to: 'a' }])).toEqual([['a']]);
