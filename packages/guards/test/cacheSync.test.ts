@@ -186,8 +186,9 @@ describe('ResultCache with a store that answers at once', () => {
 });
 
 describe('canonicalJson', () => {
-  /** The plain definition: every object's keys sorted, recursively. */
+  /** The plain definition: every object's keys sorted, recursively; -0 and the infinities as themselves (JSON writes 0 and null). */
   const reference = (value: unknown): string => {
+    if (typeof value === 'number' && (Object.is(value, -0) || !Number.isFinite(value))) return Object.is(value, -0) ? '-0' : String(value);
     if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
     if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`;
     const record = value as Record<string, unknown>;
@@ -206,6 +207,7 @@ describe('canonicalJson', () => {
       { a: undefined, b: 2, f: () => 1, arr: [undefined, () => 1] },
       Object.assign(Object.create(null) as object, { z: 1, a: 2 }),
       [{ b: 1, a: 2 }, 'é', 1.5, -0, [[]]],
+      { a: [0, Infinity, -Infinity], b: null },
       {},
       [],
     ];
