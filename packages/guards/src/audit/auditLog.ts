@@ -116,13 +116,14 @@ class Audit {
     const time = this.lastTime;
     const requestBytes = jsonBytes(request.params);
     // Taken now, as received: what middleware later does to the params is not what the client sent.
-    const args = request.method === 'tools/call' && (declarations > 0 || this.fields?.tools !== undefined) ? this.argumentsOf(request) : undefined;
+    const args = request.method === 'tools/call' && (declarations > 0 || this.fields?.tools !== undefined) ? this.safeArgumentsOf(request) : undefined;
     return (outcome) => this.write(request, outcome, time, started, requestBytes, args);
   }
 
   private write(request: ObservedRequest, outcome: RequestOutcome, time: string, started: number, requestBytes: number, args: Record<string, unknown> | undefined): void {
     // Built in the order it is read, and what a request does not have is left out rather than written as null.
-    const entry: { -readonly [K in keyof AuditEntry]: AuditEntry[K] } = { time, requestId: request.id } as AuditEntry;
+    // The id is the client's text too: cut like the others, so a line stays a line.
+    const entry: { -readonly [K in keyof AuditEntry]: AuditEntry[K] } = { time, requestId: typeof request.id === 'string' ? clip(request.id) : request.id } as AuditEntry;
     if (request.sessionId !== undefined) entry.sessionId = request.sessionId;
     entry.caller = callerOf(request);
     entry.method = clip(request.method);
@@ -135,7 +136,7 @@ class Audit {
     entry.requestBytes = requestBytes;
     entry.responseBytes = type === 'cancelled' ? 0 : jsonBytes(type === 'error' ? outcome.error : outcome.result);
     // Kept to be read in the log, never compared here.
-    if (request.protocolVersion !== undefined) entry.protocolVersion = request.protocolVersion;
+    if (request.protocolVersion !== undefined) entry.protocolVersion = clip(request.protocolVersion);
     if (args !== undefined) entry.arguments = args;
     const logger = this.logger;
     try {
@@ -146,6 +147,15 @@ class Audit {
       }
     } catch (error) {
       this.host.reportError('the audit logger failed', error);
+    }
+  }
+
+  /** `argumentsOf`, or none when they cannot be worked out: a request must never slip out of the log (an observer that throws writes no entry). */
+  private safeArgumentsOf(request: ObservedRequest): Record<string, unknown> | undefined {
+    try {
+      return this.argumentsOf(request);
+    } catch {
+      return undefined;
     }
   }
 
@@ -170,7 +180,14 @@ class Audit {
     for (const argument of names) {
       if (!Object.prototype.hasOwnProperty.call(sent, argument)) continue;
       const value = (sent as Record<string, unknown>)[argument];
-      recorded[argument] = schema === undefined ? value : redacted(value, propertyOf(schema, argument), schema);
+      // Through the root as a whole: its $ref, allOf, additionalProperties… may say what the argument is.
+      let kept = value;
+      if (schema !== undefined) {
+        const hidden = redacted({ [argument]: value }, schema, schema, 0);
+        kept = hidden === SENSITIVE ? SENSITIVE : (hidden as Record<string, unknown>)[argument];
+      }
+      // Nested deeper than a logger can write (its JSON.stringify would throw, and the entry be lost): hidden whole.
+      setOwn(recorded, argument, deeperThan(kept, MAX_DEPTH) ? SENSITIVE : kept);
     }
     return recorded;
   }
@@ -202,47 +219,126 @@ function itemNamed(request: ObservedRequest): string | undefined {
   }
 }
 
+/** How deep `redacted` follows a value and its schema: deeper, the value is hidden whole (a recursive schema and a value nested beyond the stack). */
+const MAX_DEPTH = 64;
+
+/** Keywords whose schemas all apply to the value as well: `redacted` follows each. */
+const BRANCHES = ['allOf', 'anyOf', 'oneOf'] as const;
+
 /**
  * A value with what its schema says is `writeOnly` replaced by `"[sensitive]"`: the value
  * itself, or the properties and items inside it (a nested DTO with a `@Sensitive` field),
- * following `$ref` into the tool's own `$defs` and every branch of `allOf`, `anyOf`, `oneOf`.
+ * following `$ref` (to any place of the tool's schema: `$defs`, `definitions`, …), every
+ * branch of `allOf`, `anyOf`, `oneOf`, `if`'s `then` and `else`, `properties`,
+ * `patternProperties`, `additionalProperties`, `prefixItems` and `items`. What it cannot follow
+ * (a `$ref` to another document, a value nested deeper than `MAX_DEPTH`) is hidden whole.
  */
-function redacted(value: unknown, schema: JsonSchema | undefined, root: JsonSchema): unknown {
+function redacted(value: unknown, schema: JsonSchema | undefined, root: JsonSchema, depth: number): unknown {
   if (root.writeOnly === true) return SENSITIVE;
   if (schema === undefined) return value;
-  if (schema.writeOnly === true) return SENSITIVE;
+  if (schema.writeOnly === true || depth > MAX_DEPTH) return SENSITIVE;
   let out = value;
-  if (typeof schema.$ref === 'string') out = redacted(out, resolve(root, schema.$ref), root);
-  for (const keyword of ['allOf', 'anyOf', 'oneOf']) {
+  if (typeof schema.$ref === 'string') {
+    const target = resolve(root, schema.$ref);
+    // What it points to may be a secret: what cannot be read is hidden.
+    if (target === undefined) return SENSITIVE;
+    out = redacted(out, target, root, depth + 1);
+  }
+  for (const keyword of BRANCHES) {
     const branches = schema[keyword];
-    if (Array.isArray(branches)) for (const branch of branches) if (isSchema(branch)) out = redacted(out, branch, root);
+    if (Array.isArray(branches)) for (const branch of branches) if (isSchema(branch)) out = redacted(out, branch, root, depth + 1);
+  }
+  for (const keyword of ['then', 'else'] as const) {
+    const branch = schema[keyword];
+    if (isSchema(branch)) out = redacted(out, branch, root, depth + 1);
   }
   if (out === SENSITIVE) return out;
-  const items = schema.items;
-  if (Array.isArray(out) && isSchema(items)) return out.map((item) => redacted(item, items, root));
-  if (typeof out === 'object' && out !== null && !Array.isArray(out) && isSchema(schema.properties)) {
+  if (Array.isArray(out)) {
+    const prefix = Array.isArray(schema.prefixItems) ? (schema.prefixItems as unknown[]) : undefined;
+    const items = isSchema(schema.items) ? schema.items : undefined;
+    if (prefix === undefined && items === undefined) return out;
+    return out.map((item, i) => {
+      const positional = prefix !== undefined && i < prefix.length ? prefix[i] : undefined;
+      return redacted(item, isSchema(positional) ? positional : items, root, depth + 1);
+    });
+  }
+  if (typeof out === 'object' && out !== null) {
+    const properties = isSchema(schema.properties) ? schema.properties : undefined;
+    const patterns = isSchema(schema.patternProperties) ? schema.patternProperties : undefined;
+    const additional = isSchema(schema.additionalProperties) ? schema.additionalProperties : undefined;
+    if (properties === undefined && patterns === undefined && additional === undefined) return out;
     const copy: Record<string, unknown> = {};
-    for (const [key, inner] of Object.entries(out)) copy[key] = redacted(inner, propertyOf(schema, key), root);
+    for (const [key, inner] of Object.entries(out)) {
+      let kept = inner;
+      let named = false;
+      const property = properties !== undefined && Object.prototype.hasOwnProperty.call(properties, key) ? properties[key] : undefined;
+      if (isSchema(property)) {
+        kept = redacted(kept, property, root, depth + 1);
+        named = true;
+      }
+      if (patterns !== undefined) {
+        for (const [pattern, sub] of Object.entries(patterns)) {
+          if (isSchema(sub) && matches(pattern, key)) {
+            kept = redacted(kept, sub, root, depth + 1);
+            named = true;
+          }
+        }
+      }
+      if (!named && additional !== undefined) kept = redacted(kept, additional, root, depth + 1);
+      setOwn(copy, key, kept);
+    }
     return copy;
   }
   return out;
 }
 
-function propertyOf(schema: JsonSchema, name: string): JsonSchema | undefined {
-  const properties = schema.properties;
-  if (!isSchema(properties) || !Object.prototype.hasOwnProperty.call(properties, name)) return undefined;
-  const property = properties[name];
-  return isSchema(property) ? property : undefined;
+/** Whether `value` has objects or arrays nested more than `levels` deep. */
+function deeperThan(value: unknown, levels: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (levels === 0) return true;
+  for (const inner of Array.isArray(value) ? value : Object.values(value)) if (deeperThan(inner, levels - 1)) return true;
+  return false;
 }
 
-/** A `#/$defs/…` reference of the tool's schema; another kind reaches nothing here. */
+/** Sets an own property, "__proto__" included (an assignment would set the prototype instead). */
+function setOwn(record: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  else record[key] = value;
+}
+
+/** patternProperties' patterns, compiled once each. */
+const patternCache = new Map<string, RegExp | undefined>();
+
+/** Whether `key` matches a patternProperties pattern; a pattern that does not compile matches (its schema may mark a secret). */
+function matches(pattern: string, key: string): boolean {
+  let compiled = patternCache.get(pattern);
+  if (compiled === undefined && !patternCache.has(pattern)) {
+    try {
+      compiled = new RegExp(pattern, 'u');
+    } catch {
+      compiled = undefined;
+    }
+    if (patternCache.size < 1_000) patternCache.set(pattern, compiled);
+  }
+  return compiled === undefined || compiled.test(key);
+}
+
+/** A reference into the tool's own schema (`#`, `#/$defs/…`, `#/definitions/…`, any JSON pointer); another document's reaches nothing here. */
 function resolve(root: JsonSchema, ref: string): JsonSchema | undefined {
-  if (!ref.startsWith('#/$defs/')) return undefined;
-  const defs = root.$defs;
-  const name = ref.slice('#/$defs/'.length).replaceAll('~1', '/').replaceAll('~0', '~');
-  if (!isSchema(defs) || !Object.prototype.hasOwnProperty.call(defs, name)) return undefined;
-  const found = defs[name];
-  return isSchema(found) ? found : undefined;
+  if (ref === '#') return root;
+  if (!ref.startsWith('#/')) return undefined;
+  let at: unknown = root;
+  for (const raw of ref.slice(2).split('/')) {
+    let token: string;
+    try {
+      token = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+    } catch {
+      return undefined;
+    }
+    if (typeof at !== 'object' || at === null || !Object.prototype.hasOwnProperty.call(at, token)) return undefined;
+    at = (at as Record<string, unknown>)[token];
+  }
+  return isSchema(at) ? at : undefined;
 }
 
 function isSchema(value: unknown): value is JsonSchema {

@@ -11,8 +11,18 @@ export function jsonLinesLogger(write: (line: string) => void = (line) => consol
   return { info: (entry, message) => write(line('info', entry, message)), warn: (entry, message) => write(line('warn', entry, message)) };
 }
 
+/** What JSON leaves as it is but some line readers break lines at (Python's splitlines, editors): NEL, LINE and PARAGRAPH SEPARATOR. */
+const BREAK = /[\u0085\u2028\u2029]/;
+const BREAKS = /[\u0085\u2028\u2029]/g;
+
 /** The entry's JSON with the level spliced in front and the message behind: the entry is written once, never copied first. */
 function line(level: 'info' | 'warn', entry: AuditEntry, message: string | undefined): string {
+  const text = spliced(level, entry, message);
+  // Escaped as JSON may write them: the line stays one line for every reader, and parses the same.
+  return BREAK.test(text) ? text.replace(BREAKS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
+}
+
+function spliced(level: 'info' | 'warn', entry: AuditEntry, message: string | undefined): string {
   const json = JSON.stringify(entry);
   // An entry always has fields of its own; anything else (or one naming a level or message itself) takes the plain way.
   if (json === undefined || json.length <= 2 || json.charCodeAt(0) !== 0x7b || 'level' in entry || 'msg' in entry) {
