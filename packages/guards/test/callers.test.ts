@@ -20,9 +20,11 @@ describe('ClientAddresses', () => {
     expect(addresses.resolve('203.0.113.9', headers({ 'x-forwarded-for': '198.51.100.7' }))).toBe('203.0.113.9');
   });
 
-  it('reads Forwarded (RFC 7239) before X-Forwarded-For, with quoted IPv6 and ports', () => {
+  it('reads Forwarded (RFC 7239) and X-Forwarded-For, with quoted IPv6 and ports; the peer when they disagree', () => {
     const addresses = new ClientAddresses(['loopback']);
-    expect(addresses.resolve('127.0.0.1', headers({ forwarded: 'for="[2001:db8::1]:4711";proto=https, for=127.0.0.1', 'x-forwarded-for': '9.9.9.9' }))).toBe('2001:db8::1');
+    expect(addresses.resolve('127.0.0.1', headers({ forwarded: 'for="[2001:db8::1]:4711";proto=https, for=127.0.0.1', 'x-forwarded-for': '2001:db8::1, 127.0.0.1' }))).toBe('2001:db8::1');
+    // One of the two was written by the client (a proxy keeps only one): neither names it.
+    expect(addresses.resolve('127.0.0.1', headers({ forwarded: 'for="[2001:db8::1]:4711";proto=https, for=127.0.0.1', 'x-forwarded-for': '9.9.9.9' }))).toBe('127.0.0.1');
     expect(addresses.resolve('::1', headers({ forwarded: 'for=192.0.2.60:8080' }))).toBe('192.0.2.60');
   });
 

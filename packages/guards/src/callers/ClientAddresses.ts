@@ -6,7 +6,8 @@ type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
  * Which address a request came from. The TCP peer, unless the peer is a proxy the author trusts:
  * then the `Forwarded` (RFC 7239) or `X-Forwarded-For` header is read from the right, skipping
  * the trusted proxies, and the first address they did not add is the client's. A header from a
- * peer that is not trusted is ignored (anyone can write one).
+ * peer that is not trusted is ignored (anyone can write one); when both headers are present and
+ * name different clients, one was written by the client, and the peer is taken as the client.
  */
 export class ClientAddresses {
   private readonly trusted: readonly Range[];
@@ -22,7 +23,20 @@ export class ClientAddresses {
   /** The client's address: the peer's, or the nearest untrusted hop its trusted proxies name. */
   resolve(peer: string | undefined, headers: { get(name: string): string | null } | undefined): string | undefined {
     if (peer === undefined || this.trusted.length === 0 || headers === undefined || !this.isTrusted(peer)) return normalise(peer);
-    const hops = forwardedHops(headers);
+    const forwarded = headers.get('forwarded');
+    const xff = headers.get('x-forwarded-for');
+    const byForwarded = forwarded ? this.walk(peer, forwardedHops(forwarded)) : undefined;
+    const byXff = xff ? this.walk(peer, xffHops(xff)) : undefined;
+    // A proxy keeps one of the two headers and passes the other on as the client wrote it: when
+    // they name different clients, one is forged and nothing tells which, so the peer is the client.
+    if (byForwarded !== undefined && byXff !== undefined && byForwarded !== byXff) return normalise(peer);
+    return byForwarded ?? byXff ?? normalise(peer);
+  }
+
+  /** The nearest hop the trusted proxies did not add, from the right of `hops`, normalised; undefined for no hops. */
+  private walk(peer: string, hops: readonly string[]): string | undefined {
+    // A header that names no hop (`Forwarded: proto=https`) says nothing of the client.
+    if (hops.length === 0) return undefined;
     let client = peer;
     for (let i = hops.length - 1; i >= 0; i--) {
       if (!this.isTrusted(client)) break;
@@ -38,23 +52,23 @@ export class ClientAddresses {
   }
 }
 
-/** The addresses the proxies appended, nearest last: `Forwarded: for=…` if present, else `X-Forwarded-For`. */
-function forwardedHops(headers: { get(name: string): string | null }): string[] {
-  const forwarded = headers.get('forwarded');
-  if (forwarded) {
-    const hops: string[] = [];
-    for (const element of forwarded.split(',')) {
-      const pair = element.split(';').map((p) => p.trim()).find((p) => p.toLowerCase().startsWith('for='));
-      if (pair === undefined) continue;
-      let value = pair.slice(4).trim().replace(/^"|"$/g, '');
-      if (value.startsWith('[')) value = value.slice(1, value.indexOf(']'));
-      else if (/^[\d.]+:\d+$/.test(value)) value = value.slice(0, value.lastIndexOf(':'));
-      hops.push(value);
-    }
-    return hops;
+/** The addresses the proxies appended to `Forwarded: for=…`, nearest last. */
+function forwardedHops(forwarded: string): string[] {
+  const hops: string[] = [];
+  for (const element of forwarded.split(',')) {
+    const pair = element.split(';').map((p) => p.trim()).find((p) => p.toLowerCase().startsWith('for='));
+    if (pair === undefined) continue;
+    let value = pair.slice(4).trim().replace(/^"|"$/g, '');
+    if (value.startsWith('[')) value = value.slice(1, value.indexOf(']'));
+    else if (/^[\d.]+:\d+$/.test(value)) value = value.slice(0, value.lastIndexOf(':'));
+    hops.push(value);
   }
-  const xff = headers.get('x-forwarded-for');
-  return xff ? xff.split(',').map((hop) => hop.trim()).filter((hop) => hop !== '') : [];
+  return hops;
+}
+
+/** The addresses the proxies appended to `X-Forwarded-For`, nearest last. */
+function xffHops(xff: string): string[] {
+  return xff.split(',').map((hop) => hop.trim()).filter((hop) => hop !== '');
 }
 
 function rangesOf(entry: string): Range[] {
