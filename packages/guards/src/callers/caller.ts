@@ -1,4 +1,5 @@
 import type { Context, Principal } from '@typemcp/core';
+import * as ipaddr from 'ipaddr.js';
 import type { ClientAddresses } from './ClientAddresses';
 
 /**
@@ -19,7 +20,7 @@ export function callerOf(context: Pick<Context, 'principal' | 'clientAddress' | 
   const principal = context.principal;
   if (principal !== undefined) return principalCaller(principal);
   const address = addresses ? addresses.resolve(context.clientAddress, context.httpRequest?.headers) : context.clientAddress;
-  if (address !== undefined) return { key: `a:${address}`, kind: 'address', id: address };
+  if (address !== undefined) return { key: `a:${addressKey(address)}`, kind: 'address', id: address };
   // An HTTP request whose address the host does not know still comes from the network, not the local client.
   return context.httpRequest !== undefined ? { key: 'a:unknown', kind: 'address', id: 'unknown' } : LOCAL;
 }
@@ -28,4 +29,22 @@ export function callerOf(context: Pick<Context, 'principal' | 'clientAddress' | 
 export function principalCaller(principal: Principal): Caller {
   const issuer = typeof principal.claims?.iss === 'string' ? principal.claims.iss : '';
   return { key: `p:${JSON.stringify([issuer, principal.subject])}`, kind: 'principal', id: principal.subject };
+}
+
+/**
+ * What a client address is counted by: an IPv4 address as it is, an IPv6 address by its /64
+ * (`2001:db8:1:2::/64`): a host is given a whole /64 and may take any address in it, so counting
+ * each apart would let one client dodge a limit by rotating its address.
+ */
+export function addressKey(address: string): string {
+  if (!address.includes(':')) return address;
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.parse(address);
+  } catch {
+    return address;
+  }
+  if (parsed.kind() !== 'ipv6') return address;
+  const parts = (parsed as ipaddr.IPv6).parts;
+  return `${new ipaddr.IPv6([parts[0], parts[1], parts[2], parts[3], 0, 0, 0, 0]).toString()}/64`;
 }

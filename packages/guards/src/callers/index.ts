@@ -1,3 +1,3 @@
-export { callerOf, principalCaller } from './caller';
+export { addressKey, callerOf, principalCaller } from './caller';
 export type { Caller } from './caller';
 export { ClientAddresses } from './ClientAddresses';

@@ -1,6 +1,6 @@
 import { InternalError, RateLimitedError } from '@typemcp/core';
 import type { Context, HttpStageReply, HttpStageRequest, MiddlewareContext, Plugin, PluginHost } from '@typemcp/core';
-import { callerOf, ClientAddresses } from '../callers';
+import { addressKey, callerOf, ClientAddresses } from '../callers';
 import { itemSettings } from '../items';
 import { RATE_LIMIT_KEY } from './decorator';
 import { keyPart, namePart } from './keys';
@@ -237,8 +237,8 @@ class Limiter {
 
   /** The HTTP stage: every request to the endpoint, counted by client address before authentication. */
   async enforceAddress(request: HttpStageRequest, limit: ResolvedLimit, addresses: ClientAddresses): Promise<HttpStageReply | undefined> {
-    const address = addresses.resolve(request.clientAddress, request.headers) ?? 'unknown';
-    const decision = await this.take(`rl:a:${await keyPart(address)}`, limit);
+    const address = addresses.resolve(request.clientAddress, request.headers);
+    const decision = await this.take(`rl:a:${await keyPart(address === undefined ? 'unknown' : addressKey(address))}`, limit);
     if (decision === 'refuse') {
       const error = { code: -32000, message: 'Service Unavailable: rate limits cannot be checked now; try again later' };
       return { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '1' }, body: JSON.stringify({ jsonrpc: '2.0', error }) };
@@ -282,7 +282,8 @@ class Limiter {
 
   private refusal(check: Check, decision: RateDecision, verb = 'allows'): RateLimitedError {
     const { limit, windowMs, per } = check.limit;
-    const retryAfterMs = Number.isFinite(decision.retryAfterMs) && decision.retryAfterMs > 0 ? decision.retryAfterMs : 0;
+    // A store's answer past the window (or not a number) is not believed: no request waits longer than its window.
+    const retryAfterMs = typeof decision.retryAfterMs === 'number' && decision.retryAfterMs > 0 ? Math.min(decision.retryAfterMs, windowMs) : 0;
     const whom = verb === 'may send' ? '' : per === 'caller' ? ' per caller' : ' across all callers';
     const unit = limit === 1 ? check.unit.replace(/s$/, '') : check.unit;
     const message = `Rate limit: ${check.subject} ${verb} ${limit} ${unit} per ${duration(windowMs)}${whom}; retry in ${Math.max(1, Math.ceil(retryAfterMs / 1000))} s`;
