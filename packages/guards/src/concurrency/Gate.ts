@@ -4,7 +4,10 @@ export interface ConcurrencySettings {
   readonly max: number;
   /** Calls running at once of one caller (`callerOf`); no limit of its own when left out. */
   readonly perCaller?: number;
-  /** Calls that may wait for a slot, in arrival order (default 0: a call with no slot is refused at once). */
+  /**
+   * Calls that may wait for a slot, in arrival order (default 0: a call with no slot is refused
+   * at once); with `perCaller`, at most `perCaller` of them of one caller.
+   */
   readonly queue?: number;
 }
 
@@ -49,8 +52,9 @@ export class Gate {
       this.take(caller);
       return true;
     }
-    if (this.waiting.length >= (this.settings.queue ?? 0)) {
-      const callerRunning = this.running < this.settings.max ? (this.byCaller.get(caller) ?? 0) : undefined;
+    const full = this.waiting.length >= (this.settings.queue ?? 0);
+    if (full || this.waitsEnough(caller)) {
+      const callerRunning = !full || this.running < this.settings.max ? (this.byCaller.get(caller) ?? 0) : undefined;
       return { running: this.running, waiting: this.waiting.length, ...(callerRunning === undefined ? {} : { callerRunning }) };
     }
     // Read only for a call that waits: the request's signal (an AbortController) is made when first read.
@@ -93,6 +97,15 @@ export class Gate {
       this.take(waiter.caller);
       waiter.start();
     }
+  }
+
+  /** With `perCaller`, a caller waits with at most that many calls: one caller cannot fill the queue. */
+  private waitsEnough(caller: string): boolean {
+    const { perCaller } = this.settings;
+    if (perCaller === undefined) return false;
+    let waiting = 0;
+    for (const waiter of this.waiting) if (waiter.caller === caller && ++waiting >= perCaller) return true;
+    return false;
   }
 
   private mayRun(caller: string): boolean {
