@@ -77,6 +77,8 @@ async function withinTime(item: ServedItem, ms: number, context: Context, work: 
         setTimeout(() => resolve(TIMED_OUT), 0);
       }
     }, ms);
+    // The request holds the process, not its time limit: a call whose handler never ends keeps no server alive after close.
+    (timer as { unref?: () => void }).unref?.();
   });
   let outcome: unknown;
   try {
