@@ -20,8 +20,8 @@ const SERVICES = [
     name: 'redis-server',
     package: 'redis-server',
     present: () => onPath('redis-server') || isExecutable('/usr/bin/redis-server'),
-    suites: ['packages/redis/test/', 'examples/04-cluster/test/'],
-    needs: 'the @typemcp/redis and cluster suites',
+    suites: ['packages/redis/test/', 'examples/04-cluster/test/', 'packages/guards/test/probe.cache.test.ts', 'packages/guards/test/probe.limits.test.ts'],
+    needs: 'the @typemcp/redis and cluster suites, and the guards probes on Redis',
   },
   {
     name: 'chromium',
