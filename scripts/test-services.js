@@ -21,7 +21,7 @@ const SERVICES = [
     package: 'redis-server',
     present: () => onPath('redis-server') || isExecutable('/usr/bin/redis-server'),
     suites: ['packages/redis/test/', 'examples/04-cluster/test/', 'packages/guards/test/probe.cache.test.ts', 'packages/guards/test/probe.limits.test.ts'],
-    needs: 'the @typemcp/redis and cluster suites, and the guards probes on Redis',
+    needs: 'the @typemcp/redis, cluster and guards-on-Redis suites',
   },
   {
     name: 'chromium',

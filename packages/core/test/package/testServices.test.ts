@@ -15,13 +15,13 @@ describe('the services the tests need', () => {
   it('fails under CI rather than skip', () => {
     const outcome = plan({ missing: ['redis-server'], isRoot: false, hasAptGet: true, ci: true });
     expect(outcome.skip).toEqual([]);
-    expect(outcome.fail).toBe('CI=true and redis-server missing: the @typemcp/redis and cluster suites cannot run. Install: apt-get install redis-server');
+    expect(outcome.fail).toBe('CI=true and redis-server missing: the @typemcp/redis, cluster and guards-on-Redis suites cannot run. Install: apt-get install redis-server');
   });
 
   it('skips only the suites of what is missing elsewhere, and says how to install it', () => {
     expect(plan({ missing: ['chromium'], isRoot: false, hasAptGet: false, ci: false })).toMatchObject({
       install: [],
-      skip: ['examples/06-apps/test/browser.test.ts', 'examples/09-signin/test/', 'packages/redis/test/signin.replicas.test.ts', 'packages/auth/test/signin/upstream/oidc.browser.test.ts', 'packages/cli/test/devInspect.browser.test.ts'],
+      skip: ['examples/06-apps/test/browser.test.ts', 'packages/core/test/docs/site.browser.test.ts', 'examples/09-signin/test/', 'packages/redis/test/signin.replicas.test.ts', 'packages/auth/test/signin/upstream/oidc.browser.test.ts', 'packages/cli/test/devInspect.browser.test.ts'],
       command: 'apt-get install chromium',
     });
     expect(plan({ missing: ['redis-server'], isRoot: true, hasAptGet: false, ci: false }).skip).toEqual(['packages/redis/test/', 'examples/04-cluster/test/', 'packages/guards/test/probe.cache.test.ts', 'packages/guards/test/probe.limits.test.ts']);
