@@ -46,7 +46,8 @@ export function mirroredHeaders(method: string, params: JsonObject | undefined, 
   if (typeof target === 'string') headers['mcp-name'] = headerValue(target);
   const args = isObject(params?.arguments) ? params.arguments : {};
   for (const [name, header] of paramHeaders ?? []) {
-    const value = args[name];
+    // Own arguments only: a mark on `toString` or `constructor` must not send what Object.prototype holds.
+    const value = Object.hasOwn(args, name) ? args[name] : undefined;
     if (value === undefined || value === null) continue;
     headers[`mcp-param-${header.toLowerCase()}`] = headerValue(typeof value === 'string' ? value : String(value));
   }
