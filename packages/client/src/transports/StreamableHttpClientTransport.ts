@@ -75,11 +75,18 @@ export class StreamableHttpClientTransport implements ClientTransport {
     const release = () => void this.open.delete(controller);
     let response: Response;
     try {
-      response = await this.fetch(this.url, { method: 'POST', headers, body: JSON.stringify(message), signal: controller.signal });
+      response = await this.fetch(this.url, { method: 'POST', headers, body: JSON.stringify(message), signal: controller.signal, redirect: 'manual' });
     } catch (error) {
       release();
       if (controller.signal.aborted) return;
       throw new Error(`The server at ${this.url.origin} cannot be reached: ${causeOf(error)}`);
+    }
+    if (isRedirect(response)) {
+      // Followed, the message and the headers (an API key, the session) would go where the server says.
+      release();
+      await response.body?.cancel().catch(() => undefined);
+      const location = response.headers.get('location');
+      throw new Error(`The server at ${this.url.origin} answered with a redirect${location ? ` to ${location.slice(0, 200)}` : ''}, which this client does not follow: connect to the URL it names`);
     }
     const given = response.headers.get('mcp-session-id');
     if (given && this.session === undefined) this.session = given;
@@ -134,7 +141,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
     this.open.clear();
     if (this.session !== undefined) {
       const headers = { ...(await this.baseHeaders()) };
-      await this.fetch(this.url, { method: 'DELETE', headers, signal: AbortSignal.timeout(this.options.closeTimeoutMs ?? 2000) }).then(
+      await this.fetch(this.url, { method: 'DELETE', headers, signal: AbortSignal.timeout(this.options.closeTimeoutMs ?? 2000), redirect: 'manual' }).then(
         (response) => response.body?.cancel(),
         () => undefined,
       );
@@ -151,7 +158,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
       try {
         const headers: Record<string, string> = { ...(await this.baseHeaders()), accept: 'text/event-stream' };
         if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
-        const response = await this.fetch(this.url, { method: 'GET', headers, signal: controller.signal });
+        const response = await this.fetch(this.url, { method: 'GET', headers, signal: controller.signal, redirect: 'manual' });
         if (response.status === 405) return void (await response.body?.cancel().catch(() => undefined)); // no stream offered
         if (response.status === 404) return this.lose(new Error('The server ended the session (HTTP 404)'));
         if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
@@ -197,7 +204,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
       if (controller.signal.aborted || this.closed) return;
       try {
         const headers = { ...(await this.baseHeaders()), accept: 'text/event-stream', 'last-event-id': lastEventId };
-        const response = await this.fetch(this.url, { method: 'GET', headers, signal: controller.signal });
+        const response = await this.fetch(this.url, { method: 'GET', headers, signal: controller.signal, redirect: 'manual' });
         if (response.ok && response.body && (response.headers.get('content-type') ?? '').includes('text/event-stream')) body = response.body;
         else await response.body?.cancel().catch(() => undefined);
       } catch {
@@ -285,4 +292,9 @@ function causeOf(error: unknown): string {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A redirect, as fetch gives it with `redirect: 'manual'` (a 3xx in Node, an opaque one in browsers). */
+function isRedirect(response: Response): boolean {
+  return response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400);
 }
