@@ -200,7 +200,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
       if (answered || controller.signal.aborted || this.closed) return;
       body = undefined;
       if (lastEventId === undefined || resumptions++ >= maxResumptions) break;
-      await delay(retryMs);
+      await delay(retryMs, controller.signal);
       if (controller.signal.aborted || this.closed) return;
       try {
         const headers = { ...(await this.baseHeaders()), accept: 'text/event-stream', 'last-event-id': lastEventId };
@@ -290,8 +290,18 @@ function causeOf(error: unknown): string {
   return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or less when `signal` aborts (a closed client keeps no timer a server's `retry:` asked for). */
+function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
 }
 
 /** A redirect, as fetch gives it with `redirect: 'manual'` (a 3xx in Node, an opaque one in browsers). */
