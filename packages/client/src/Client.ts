@@ -31,12 +31,64 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 const MAX_PAGES = 10_000;
 const DEFAULT_CLIENT_INFO = { name: 'typemcp-client', version: '0.1.0' };
 
-interface Pending {
-  method: string;
-  resolve(result: JsonObject): void;
-  reject(error: Error): void;
-  headers?: Record<string, string>;
+/** The longest delay a timer takes. */
+const MAX_DELAY_MS = 2 ** 31 - 1;
+
+/** A request waiting for its answer; it leaves `pending` as it settles, once. */
+class Pending {
+  /** When the wait runs out (`performance.now()` ms); none for a request that stays open. */
+  deadline: number | undefined;
+  /** Ends what the request holds open (an HTTP response stream), when the transport gave a way. */
   abortStream?: () => void;
+  private cleanup: (() => void) | undefined;
+  private settled = false;
+
+  constructor(
+    private readonly pending: Map<RequestId, Pending>,
+    readonly id: RequestId,
+    readonly method: string,
+    readonly headers: Record<string, string> | undefined,
+    private readonly done: (result: JsonObject) => void,
+    private readonly fail: (error: Error) => void,
+    readonly timeoutMs: number | undefined,
+  ) {
+    if (timeoutMs !== undefined) this.deadline = performance.now() + timeoutMs;
+  }
+
+  /** Given to the transport's send: keeps what ends the request's stream. */
+  readonly holdsOpen = (abort: () => void): void => void (this.abortStream = abort);
+
+  /** Runs `cleanup` too as the request settles. */
+  also(cleanup: (() => void) | undefined): void {
+    const before = this.cleanup;
+    this.cleanup = before === undefined || cleanup === undefined ? cleanup : () => (before(), cleanup());
+  }
+
+  /** A progress notification came: the wait starts again. */
+  restart(): void {
+    if (this.timeoutMs !== undefined) this.deadline = performance.now() + this.timeoutMs;
+  }
+
+  resolve(result: JsonObject): void {
+    if (this.settle()) this.done(result);
+  }
+
+  reject(error: Error): void {
+    if (this.settle()) this.fail(error);
+  }
+
+  /** The transport could not send it. */
+  unsent(error: Error): void {
+    this.reject(error instanceof ConnectionClosedError ? error : new ConnectionClosedError(`${this.method} could not be sent: ${error.message}`));
+  }
+
+  private settle(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    if (this.pending.get(this.id) === this) this.pending.delete(this.id);
+    this.cleanup?.();
+    return true;
+  }
 }
 
 /**
@@ -53,11 +105,13 @@ export class Client {
   private nextToken = 1;
   private readonly pending = new Map<RequestId, Pending>();
   private readonly progress = new Map<string | number, (params: JsonObject) => void>();
-  private readonly listeners = new Map<string, Set<(notification: ReceivedNotification) => void>>();
+  private readonly listeners = new Map<string, Set<(notification: ReceivedNotification, info?: ReceivedInfo) => void>>();
   private readonly questions = new AbortController();
   private closed = false;
   private closeError: Error | undefined;
   private readonly closedCallbacks = new Set<(error: Error | undefined) => void>();
+  private watchdog: ReturnType<typeof setTimeout> | undefined;
+  private watchdogAt = Infinity;
 
   constructor(readonly options: ClientOptions = {}) {}
 
@@ -242,7 +296,7 @@ export class Client {
   }
 
   /** Calls `handler` for each notification of `method` (`*` for every one); returns the function that stops it. */
-  on(method: string, handler: (notification: ReceivedNotification) => void): () => void {
+  on(method: string, handler: (notification: ReceivedNotification, info?: ReceivedInfo) => void): () => void {
     let handlers = this.listeners.get(method);
     if (!handlers) this.listeners.set(method, (handlers = new Set()));
     handlers.add(handler);
@@ -319,7 +373,6 @@ export class Client {
     options.onId?.(id);
     let body = params;
     let token: string | number | undefined;
-    const cleanups: Array<() => void> = [];
     if (options.onProgress || options.meta) {
       const meta: JsonObject = { ...(params?._meta as JsonObject | undefined), ...options.meta };
       if (options.onProgress) {
@@ -329,60 +382,77 @@ export class Client {
       body = { ...params, _meta: meta };
     }
     return new Promise<JsonObject>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const settle = () => {
-        this.pending.delete(id);
-        if (timer !== undefined) clearTimeout(timer);
-        cleanups.forEach((cleanup) => cleanup());
-      };
-      const entry: Pending = {
-        method,
-        headers: options.headers,
-        resolve: (result) => {
-          settle();
-          resolve(result);
-        },
-        reject: (error) => {
-          settle();
-          reject(error);
-        },
-      };
-      const cancel = (reason: string, error: Error) => {
-        if (!this.pending.has(id)) return;
-        entry.reject(error);
-        void this.cancel(id, reason, entry);
-      };
-      const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
-      const arm = () => {
-        if (options.background) return;
-        if (timer !== undefined) clearTimeout(timer);
-        timer = setTimeout(() => cancel('timed out', new RequestTimeoutError(method, timeoutMs)), timeoutMs);
-      };
-      arm();
+      const timeoutMs = options.background ? undefined : (options.timeoutMs ?? this.options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS);
+      const entry = new Pending(this.pending, id, method, options.headers, resolve, reject, timeoutMs);
       if (token !== undefined) {
         const onProgress = options.onProgress!;
+        const reset = options.resetTimeoutOnProgress === true;
         this.progress.set(token, (p) => {
-          if (options.resetTimeoutOnProgress) arm();
+          if (reset) entry.restart();
           onProgress({ progress: p.progress as number, total: p.total as number | undefined, message: p.message as string | undefined });
         });
-        cleanups.push(() => this.progress.delete(token!));
+        entry.also(() => this.progress.delete(token!));
       }
       if (options.signal) {
         const signal = options.signal;
-        const onAbort = () => cancel(String(signal.reason ?? 'aborted'), signal.reason instanceof Error ? signal.reason : new Error(`${method} was cancelled: ${String(signal.reason ?? 'aborted')}`));
-        if (signal.aborted) {
-          reject(signal.reason instanceof Error ? signal.reason : new Error(`${method} was cancelled: ${String(signal.reason ?? 'aborted')}`));
-          return;
-        }
+        const reason = () => (signal.reason instanceof Error ? signal.reason : new Error(`${method} was cancelled: ${String(signal.reason ?? 'aborted')}`));
+        if (signal.aborted) return entry.reject(reason());
+        const onAbort = () => {
+          if (this.pending.get(id) !== entry) return;
+          entry.reject(reason());
+          void this.cancel(id, String(signal.reason ?? 'aborted'), entry);
+        };
         signal.addEventListener('abort', onAbort, { once: true });
-        cleanups.push(() => signal.removeEventListener('abort', onAbort));
+        entry.also(() => signal.removeEventListener('abort', onAbort));
       }
       this.pending.set(id, entry);
+      if (entry.deadline !== undefined) this.watch(entry.deadline);
       const message = body === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: body };
-      Promise.resolve()
-        .then(() => transport.send(message, { headers: options.headers, cancelWith: (abort) => void (entry.abortStream = abort) }))
-        .catch((error: Error) => entry.reject(error instanceof ConnectionClosedError ? error : new ConnectionClosedError(`${method} could not be sent: ${error.message}`)));
+      // Sent at once: the request is on its way (and its id known to the transport) when this returns.
+      try {
+        const sending = transport.send(message, { headers: options.headers, cancelWith: entry.holdsOpen });
+        if (sending) sending.catch((error: Error) => entry.unsent(error));
+      } catch (error) {
+        entry.unsent(error as Error);
+      }
     });
+  }
+
+  /**
+   * One watchdog for every request: a timer for the earliest deadline, which cancels the
+   * requests whose wait ran out and is set again for the next (a timer per request costs
+   * more than the rest of sending it).
+   */
+  private watch(deadline: number): void {
+    if (this.watchdog !== undefined && this.watchdogAt <= deadline) return;
+    if (this.watchdog !== undefined) clearTimeout(this.watchdog);
+    this.watchdogAt = deadline;
+    this.watchdog = setTimeout(() => this.sweep(), Math.min(MAX_DELAY_MS, Math.max(0, deadline - performance.now())));
+    // The connection keeps the process alive while an answer is awaited, not the watchdog.
+    (this.watchdog as { unref?: () => void }).unref?.();
+  }
+
+  private sweep(): void {
+    this.watchdog = undefined;
+    const now = performance.now();
+    let next = Infinity;
+    for (const [id, entry] of [...this.pending]) {
+      if (entry.deadline === undefined) continue;
+      if (entry.deadline <= now) {
+        entry.reject(new RequestTimeoutError(entry.method, entry.timeoutMs!));
+        void this.cancel(id, 'timed out', entry);
+      } else next = Math.min(next, entry.deadline);
+    }
+    if (next !== Infinity && !this.closed) this.watch(next);
+  }
+
+  /**
+   * Cancels a request of this client's by its id (`RequestOptions.onId` gives it): the call
+   * rejects, the server hears `notifications/cancelled` with `reason`, and what the request holds
+   * open (an HTTP response stream) is closed. A request already answered is left alone.
+   */
+  async cancelRequest(id: RequestId, reason: string): Promise<void> {
+    if (this.pending.has(id)) await this.cancel(id, reason);
   }
 
   /** Tells the server a request is cancelled (`notifications/cancelled`) and closes what it holds open. */
@@ -417,8 +487,8 @@ export class Client {
         this.progress.get(params.progressToken as string | number)?.(params);
       }
       const notification: ReceivedNotification = msg.params === undefined ? { method: msg.method } : { method: msg.method, params };
-      this.options.onNotification?.(notification);
-      for (const key of [msg.method, '*']) for (const handler of [...(this.listeners.get(key) ?? [])]) handler(notification);
+      this.options.onNotification?.(notification, info);
+      for (const key of [msg.method, '*']) for (const handler of [...(this.listeners.get(key) ?? [])]) handler(notification, info);
       return;
     }
     const pending = this.pending.get(msg.id as RequestId);
@@ -435,7 +505,8 @@ export class Client {
     try {
       reply = { jsonrpc: '2.0', id, result: await this.handle(method, params, related) };
     } catch (error) {
-      const code = error instanceof McpRequestError ? error.code : -32603;
+      const given = (error as { code?: unknown } | undefined)?.code;
+      const code = error instanceof McpRequestError ? error.code : typeof given === 'number' && Number.isInteger(given) ? given : -32603;
       reply = { jsonrpc: '2.0', id, error: { code, message: error instanceof McpRequestError ? error.message.replace(/^.* failed with -?\d+: /, '') : error instanceof Error ? error.message : String(error) } };
     }
     if (this.closed || !this.transport) return;
@@ -469,6 +540,8 @@ export class Client {
     this.closed = true;
     if (told) this.closeError = error;
     this.questions.abort(error);
+    if (this.watchdog !== undefined) clearTimeout(this.watchdog);
+    this.watchdog = undefined;
     for (const pending of [...this.pending.values()]) pending.reject(error);
     this.pending.clear();
     this.progress.clear();

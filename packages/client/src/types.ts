@@ -1,3 +1,4 @@
+import type { ReceivedInfo } from './transports/ClientTransport';
 import type { Implementation, LoggingLevel, Root, SamplingMessage } from '@typemcp/core';
 
 /** The JSON the server answered with; the result types narrow it to the documented fields. */
@@ -107,6 +108,14 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Entries added to the request's `_meta`. */
   meta?: JsonObject;
+  /** Receives the request's id as it is sent (each time, for a request sent again after `input_required`): see `cancelRequest`, `ReceivedInfo.relatedRequestId`. */
+  onId?: (id: RequestId) => void;
+  /**
+   * 2026-07-28: hand an `input_required` result back as it is instead of answering its
+   * questions with the handlers and sending the request again (for a caller that asks someone
+   * else, as a proxy asks its own client).
+   */
+  returnInputRequired?: boolean;
 }
 
 export interface CallToolOptions extends RequestOptions {
@@ -204,7 +213,7 @@ export interface ServerDescription {
 }
 
 /** Receives every notification the server sends. */
-export type NotificationHandler = (notification: ReceivedNotification) => void;
+export type NotificationHandler = (notification: ReceivedNotification, info?: ReceivedInfo) => void;
 
 export interface ClientOptions {
   /**

@@ -76,3 +76,106 @@ describe('ClientOptions.strictVersion', () => {
     await lenient.close();
   });
 });
+
+/** A transport whose server is a function: it gets each message the client sends, and `deliver` hands the client a message. */
+function scripted(serve: (message: Record<string, any>, deliver: (message: unknown, related?: string | number) => void) => void) {
+  const sent: Array<Record<string, any>> = [];
+  const transport = {
+    onmessage: undefined as ((message: unknown, info?: { relatedRequestId?: string | number }) => void) | undefined,
+    async start() {},
+    async close() {},
+    send(message: Record<string, any>) {
+      sent.push(message);
+      queueMicrotask(() => serve(message, deliver));
+    },
+  };
+  const deliver = (message: unknown, related?: string | number) => transport.onmessage?.(message, related === undefined ? undefined : { relatedRequestId: related });
+  return { transport, sent, deliver };
+}
+
+const initialized = (message: Record<string, any>, deliver: (message: unknown) => void): boolean => {
+  if (message.method !== 'initialize') return false;
+  deliver({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'scripted', version: '1' } } });
+  return true;
+};
+
+describe('RequestOptions.onId and cancelRequest', () => {
+  it('give the id each request is sent with, and cancel a request by it', async () => {
+    const { transport, sent } = scripted((message, deliver) => void initialized(message, deliver));
+    const client = await Client.connect(transport);
+    let id: string | number | undefined;
+    const call = client.request('tools/call', { name: 'slow' }, { onId: (given) => void (id = given) });
+    expect(sent.at(-1)).toMatchObject({ id, method: 'tools/call' });
+    await client.cancelRequest(id!, 'enough');
+    await expect(call).rejects.toThrow('tools/call was cancelled: enough');
+    expect(sent.at(-1)).toEqual({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'enough' } });
+    await client.cancelRequest(id!, 'again');
+    expect(sent.filter((m) => m.method === 'notifications/cancelled')).toHaveLength(1);
+    await client.close();
+  });
+});
+
+describe('what the handlers of notifications and questions are told', () => {
+  it('hands a notification over with the request whose stream carried it', async () => {
+    const { transport, deliver } = scripted((message, send) => void initialized(message, send));
+    const heard: unknown[] = [];
+    const client = await Client.connect(transport, { onNotification: (notification, info) => void heard.push([notification.method, info?.relatedRequestId]) });
+    const seen: unknown[] = [];
+    client.on('notifications/message', (_notification, info) => void seen.push(info?.relatedRequestId));
+    deliver({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } }, 7);
+    deliver({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'y' } });
+    expect(heard).toEqual([
+      ['notifications/message', 7],
+      ['notifications/message', undefined],
+    ]);
+    expect(seen).toEqual([7, undefined]);
+    await client.close();
+  });
+
+  it('answers with the numeric code an error of onOtherRequest carries', async () => {
+    const { transport, sent, deliver } = scripted((message, send) => void initialized(message, send));
+    const client = await Client.connect(transport, { onOtherRequest: () => Promise.reject(Object.assign(new Error('not while idle'), { code: -32601 })) });
+    deliver({ jsonrpc: '2.0', id: 'q', method: 'roots/list' });
+    await settle();
+    expect(sent.at(-1)).toEqual({ jsonrpc: '2.0', id: 'q', error: { code: -32601, message: 'not while idle' } });
+    await client.close();
+  });
+});
+
+describe('RequestOptions.returnInputRequired (2026-07-28)', () => {
+  it('hands an input_required result back as it is; without it the handlers answer and the request goes again', async () => {
+    const asked: unknown[] = [];
+    const { transport } = scripted((message, deliver) => {
+      if (message.method === 'server/discover') {
+        return deliver({ jsonrpc: '2.0', id: message.id, result: { supportedVersions: ['2026-07-28'], capabilities: {}, serverInfo: { name: 'modern', version: '1' }, resultType: 'complete' } });
+      }
+      asked.push(message.params.inputResponses);
+      const done = message.params.inputResponses !== undefined;
+      deliver({
+        jsonrpc: '2.0',
+        id: message.id,
+        result: done ? { content: [], resultType: 'complete' } : { resultType: 'input_required', inputRequests: { a: { method: 'roots/list', params: {} } }, requestState: 's1' },
+      });
+    });
+    const client = await Client.connect(transport, { protocolVersion: '2026-07-28', onRoots: [{ uri: 'file:///r' }] });
+    expect(await client.request('tools/call', { name: 't' }, { returnInputRequired: true })).toMatchObject({ resultType: 'input_required', requestState: 's1' });
+    expect(await client.request('tools/call', { name: 't' })).toMatchObject({ resultType: 'complete' });
+    expect(asked).toEqual([undefined, undefined, { a: { roots: [{ uri: 'file:///r' }] } }]);
+    await client.close();
+  });
+});
+
+describe('timeouts', () => {
+  it('a request with a shorter wait sent after a longer one times out first; the longer one is still answered', async () => {
+    const { transport, deliver } = scripted((message, send) => void initialized(message, send));
+    const client = await Client.connect(transport);
+    let longId: string | number | undefined;
+    const long = client.request('tools/call', { name: 'long' }, { timeoutMs: 2000, onId: (id) => void (longId = id) });
+    const started = performance.now();
+    await expect(client.request('tools/call', { name: 'short' }, { timeoutMs: 30 })).rejects.toThrow('tools/call got no answer within 30 ms');
+    expect(performance.now() - started).toBeLessThan(1000);
+    deliver({ jsonrpc: '2.0', id: longId, result: { content: [] } });
+    expect(await long).toEqual({ content: [] });
+    await client.close();
+  });
+});

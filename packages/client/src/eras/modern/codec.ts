@@ -76,7 +76,7 @@ class ModernEra implements ClientEra {
     let body = params;
     for (let round = 1; ; round++) {
       const result = await this.send(method, body, options, capabilities);
-      if (result.resultType !== 'input_required') return method === 'tools/list' ? this.learnTools(result) : result;
+      if (result.resultType !== 'input_required' || options.returnInputRequired) return method === 'tools/list' ? this.learnTools(result) : result;
       if (round >= maxRounds) throw new Error(`${method} still asked for input after ${maxRounds} rounds`);
       const inputResponses = await this.answers(result.inputRequests);
       body = { ...params, inputResponses };
