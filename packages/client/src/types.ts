@@ -1,4 +1,3 @@
-import type { ReceivedInfo } from './transports/ClientTransport';
 import type { Implementation, LoggingLevel, Root, SamplingMessage } from '@typemcp/core';
 
 /** The JSON the server answered with; the result types narrow it to the documented fields. */
@@ -213,7 +212,7 @@ export interface ServerDescription {
 }
 
 /** Receives every notification the server sends. */
-export type NotificationHandler = (notification: ReceivedNotification, info?: ReceivedInfo) => void;
+export type NotificationHandler = (notification: ReceivedNotification, info?: { relatedRequestId?: RequestId }) => void;
 
 export interface ClientOptions {
   /**
