@@ -94,6 +94,9 @@ export class SessionEndpoint {
     // Only this machine's pages and programs: a page of another origin gets nothing.
     const origin = req.headers.origin;
     if (origin && !/^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(origin)) return void res.writeHead(403).end();
+    // DNS rebinding: a page of another name that resolves here sends no Origin on a GET, but its Host names it.
+    const port = new URL(this.url).port;
+    if (!/^(127\.0\.0\.1|localhost|\[::1\])$/i.test(hostName(req.headers.host, port))) return void res.writeHead(403).end();
     if (new URL(req.url ?? '/', 'http://x').pathname !== '/mcp') return void res.writeHead(404).end();
     switch (req.method) {
       case 'POST':
@@ -127,7 +130,7 @@ export class SessionEndpoint {
     let size = 0;
     for await (const chunk of req as AsyncIterable<Buffer>) {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) return void res.writeHead(413).end();
+      if (size > MAX_BODY_BYTES) return void res.writeHead(413, { connection: 'close' }).end();
       body += chunk.toString('utf8');
     }
     let parsed: unknown;
@@ -158,6 +161,12 @@ export class SessionEndpoint {
 
 function reply(res: http.ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+/** The name in a Host header when it names `port`, else '' (no Host, another port). */
+function hostName(host: string | undefined, port: string): string {
+  const at = host?.lastIndexOf(':') ?? -1;
+  return host !== undefined && at > 0 && host.slice(at + 1) === port ? host.slice(0, at) : '';
 }
 
 function clientName(initialize: Message): string {
