@@ -167,7 +167,8 @@ export function callerFrom(values: { principal?: unknown; scopes?: unknown; role
   const headers: Record<string, string> = {};
   for (const header of (values.header as string[] | undefined) ?? []) {
     const colon = header.indexOf(':');
-    if (colon <= 0) throw new UsageError(`--header must be "Name: value", not "${header}"`);
+    // The header itself is not repeated: it may hold a secret.
+    if (colon <= 0) throw new UsageError('--header must be "Name: value" (a name, a colon, the value)');
     headers[header.slice(0, colon).trim().toLowerCase()] = header.slice(colon + 1).trim();
   }
   if (values.token !== undefined) headers.authorization = `Bearer ${String(values.token)}`;
