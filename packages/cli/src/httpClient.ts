@@ -39,9 +39,15 @@ export class HttpClientTransport implements Transport {
     if (named && typeof body.params?.[named] === 'string') headers['mcp-name'] = body.params[named] as string;
     let response: Response;
     try {
-      response = await fetch(this.url, { method: 'POST', headers, body: JSON.stringify(message) });
+      response = await fetch(this.url, { method: 'POST', headers, body: JSON.stringify(message), redirect: 'manual' });
     } catch (error) {
       throw new Error(`${this.url.href} cannot be reached: ${String((error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message)}`);
+    }
+    // Not followed: --token and --header would go where the server says.
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel().catch(() => undefined);
+      const location = response.headers.get('location');
+      throw new Error(`${this.url.href} redirects${location ? ` to ${location.slice(0, 200)}` : ''}: give that URL instead`);
     }
     const session = response.headers.get('mcp-session-id');
     if (session && body.method === 'initialize') this.sessionId = session;
@@ -70,7 +76,7 @@ export class HttpClientTransport implements Transport {
     if (this.sessionId) {
       const headers: Record<string, string> = { ...this.options.headers, 'mcp-session-id': this.sessionId };
       if (this.options.protocol) headers['mcp-protocol-version'] = this.options.protocol;
-      await fetch(this.url, { method: 'DELETE', headers }).then((response) => response.body?.cancel(), () => undefined);
+      await fetch(this.url, { method: 'DELETE', headers, redirect: 'manual' }).then((response) => response.body?.cancel(), () => undefined);
     }
     this.onclose?.();
   }
