@@ -66,7 +66,7 @@ describe('every package', () => {
     const core = sources.get('core')!;
     expect(core.imports.some((found) => found.from === 'server/McpServer.ts' && found.to === 'server/ServerRuntime.ts')).toBe(true);
     expect(core.imports.some((found) => found.typeOnly) && core.imports.some((found) => !found.typeOnly)).toBe(true);
-    expect(sources.get('proxy')!.imports.some((found) => found.specifier === '@typemcp/core' && found.names.includes('MODERN_VERSIONS'))).toBe(true);
+    expect(sources.get('client')!.imports.some((found) => found.specifier === '@typemcp/core' && found.names.includes('MODERN_VERSIONS'))).toBe(true);
     expect(workspacePackage('@typemcp/core/build')).toEqual({ name: '@typemcp/core', entry: './build' });
     expect(workspacePackage('node:fs')).toBeUndefined();
     expect(packageTable(page).get('cli')).toEqual(['@typemcp/core', '@typemcp/client']);
@@ -117,23 +117,18 @@ describe('every package', () => {
       | 'reads protocolVersion'; // other than to say it (in a message) or keep it (`protocolVersion: x.protocolVersion`)
 
     /**
-     * The files that do some of it, each with why and what: the client half of the protocol,
-     * which speaks a revision it chooses (to become one client package), and a file that
-     * only reports a request's version. A file not listed here does none of it.
+     * The files that do some of it, each with why and what: outside @typemcp/client's era
+     * codecs only what must know the revisions themselves (the schema oracle, which holds a
+     * message to its revision's schema; the options typed with the versions; the CLI's
+     * --protocol), and files that only report a request's version. TestClient, the proxy's
+     * upstream side and the CLI's commands stand on @typemcp/client. A file not listed here
+     * does none of it.
      */
     const known: Record<string, { why: string; does: Sign[] }> = {
       'testing/src/types.ts': { why: 'TestClientOptions.protocolVersion is typed with the versions a client may choose', does: ['imports versions'] },
       'testing/src/schemaCheck.ts': {
         why: 'the oracle holds each message to the official schema of its revision, and an error without an id to the first revision whose schema allows one',
         does: ['imports versions', 'writes a version'],
-      },
-      'proxy/src/client/UpstreamSession.ts': {
-        why: 'the proxy\'s session with its upstream picks the revision it speaks (a handshake, or _meta on every request)',
-        does: ['imports versions', 'names the _meta key', 'reads protocolVersion'],
-      },
-      'proxy/src/client/http.ts': {
-        why: 'the proxy\'s HTTP channel sends the headers of the revision a request speaks (Mcp-Method and Mcp-Name for 2026-07-28)',
-        does: ['imports versions', 'names the _meta key', 'reads protocolVersion'],
       },
       'cli/src/run.ts': { why: 'typemcp --protocol accepts the versions core serves', does: ['imports versions'] },
       'guards/src/audit/auditLog.ts': { why: 'puts a request\'s version in its audit entry, and decides nothing by it', does: ['reads protocolVersion'] },

@@ -1,6 +1,7 @@
-import { HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS } from '@typemcp/core';
+import { Client, ConnectionClosedError, McpRequestError, RequestTimeoutError } from '@typemcp/client';
+import type { ClientSendOptions, ClientTransport, JsonObject, ReceivedInfo, ReceivedNotification, RequestOptions } from '@typemcp/client';
 import type { RequestId } from '@typemcp/core';
-import type { ClientChannel, JsonRpcMessage, SendOptions } from './channel';
+import type { ClientChannel } from './channel';
 
 /** A JSON-RPC error the upstream answered with. */
 export class UpstreamError extends Error {
@@ -42,6 +43,11 @@ export interface UpstreamRequestOptions extends RequestHandlers {
   /** 2026-07-28: what the request's `_meta` says of the client, over the session's defaults. */
   meta?: Record<string, unknown>;
   headers?: Record<string, string>;
+  /**
+   * 2026-07-28 over HTTP: the tool arguments mirrored in `Mcp-Param-*` headers. The client
+   * mirrors them itself from the upstream's listing (the one the proxy mirrors), so these are
+   * what it sends anyway.
+   */
   paramHeaders?: Record<string, string>;
   timeoutMs?: number;
 }
@@ -56,26 +62,21 @@ export interface SessionOptions {
 }
 
 interface Pending extends RequestHandlers {
-  resolve(result: Record<string, unknown>): void;
-  reject(error: Error): void;
   progressToken?: string;
-  /** The request's own headers: its answers to the server's questions go with them too. */
-  headers?: Record<string, string>;
   /** Another request that takes questions was in flight at some time while this one was. */
   overlapped?: boolean;
 }
 
 /**
- * One conversation with an upstream MCP server over a channel: the `initialize` handshake, or
- * at 2026-07-28 `server/discover` and `_meta` on every request. Requests resolve with their
- * result or reject with UpstreamError; a channel that closes rejects every request at once
- * with UpstreamGoneError.
+ * One conversation with an upstream MCP server over a channel, through `Client` of
+ * @typemcp/client (which agrees on the revision: the `initialize` handshake, or at 2026-07-28
+ * `server/discover` and `_meta` on every request). The session adds what a proxy needs: each
+ * request's questions, log messages and progress reach that request's client only, and a
+ * 2026-07-28 `input_required` comes back to the relay, which asks its own client. Requests
+ * resolve with their result or reject with UpstreamError; a channel that closes rejects every
+ * request at once with UpstreamGoneError.
  */
 export class UpstreamSession {
-  protocolVersion = LATEST_HANDSHAKE_VERSION as string;
-  serverCapabilities: Record<string, unknown> = {};
-  serverInfo: { name: string; version: string } = { name: '', version: '' };
-  instructions: string | undefined;
   /** Notifications and questions that belong to no request of ours (log messages aside). */
   onNotification?: (method: string, params: Record<string, unknown>) => void;
   /**
@@ -87,9 +88,11 @@ export class UpstreamSession {
   onRequest?: (method: string, params: Record<string, unknown>) => Promise<Record<string, unknown>>;
   /** Called once, when the channel is gone. */
   onclose?: (error: Error) => void;
-  private nextId = 1;
+  private readonly client: Client;
+  /** The requests in flight, by the id the client sent each with. */
   private readonly pending = new Map<RequestId, Pending>();
   private readonly byToken = new Map<string, Pending>();
+  private nextToken = 1;
   private gone: Error | undefined;
   /** Requests waiting for an answer, but for background ones. */
   private waiting = 0;
@@ -97,27 +100,55 @@ export class UpstreamSession {
   private constructor(
     private readonly channel: ClientChannel,
     private readonly options: SessionOptions,
-  ) {}
+  ) {
+    this.client = new Client({
+      protocolVersion: options.protocolVersion,
+      clientInfo: options.clientInfo,
+      capabilities: options.capabilities,
+      requestTimeoutMs: options.timeoutMs,
+      onOtherRequest: (method, params, extra) => this.answer(method, params, extra.relatedRequestId),
+      onNotification: (notification, info) => this.heard(notification, info),
+    });
+    this.client.onClose((error) => {
+      if (error) this.lost(error);
+    });
+  }
 
   /** Opens the channel and agrees on a revision with the server. */
   static async open(channel: ClientChannel, options: SessionOptions): Promise<UpstreamSession> {
     const session = new UpstreamSession(channel, options);
-    channel.onmessage = (message, related) => session.receive(message, related);
-    channel.onclose = (error) => session.lost(error);
-    channel.onrequestlost = (id, error) => session.pending.get(id)?.reject(new UpstreamGoneError(error.message));
-    await channel.start();
+    // The conversation's first requests are waited for like any other: the channel keeps the process alive meanwhile.
+    const transport = new ChannelTransport(channel, () => channel.hold?.(true));
     try {
-      await session.agree();
+      await session.client.connect(transport);
     } catch (error) {
-      await channel.close().catch(() => undefined);
-      throw error;
+      throw session.upstreamError('initialize', error, options.timeoutMs);
+    } finally {
+      if (session.waiting === 0) channel.hold?.(false);
     }
     return session;
   }
 
+  /** The revision the conversation speaks. */
+  get protocolVersion(): string {
+    return this.client.protocolVersion;
+  }
+
+  get serverCapabilities(): Record<string, unknown> {
+    return this.client.serverCapabilities;
+  }
+
+  get serverInfo(): { name: string; version: string } {
+    return this.client.serverInfo;
+  }
+
+  get instructions(): string | undefined {
+    return this.client.instructions;
+  }
+
   /** True when the conversation has no handshake (2026-07-28). */
   get modern(): boolean {
-    return (MODERN_VERSIONS as readonly string[]).includes(this.protocolVersion);
+    return this.client.stateless;
   }
 
   get alive(): boolean {
@@ -126,171 +157,106 @@ export class UpstreamSession {
 
   request(method: string, params: Record<string, unknown> | undefined, options: UpstreamRequestOptions = {}): Promise<Record<string, unknown>> {
     if (this.gone) return Promise.reject(new UpstreamGoneError(this.gone.message));
-    const id = this.nextId++;
-    let body: Record<string, unknown> | undefined = params;
-    let progressToken: string | undefined;
-    if (options.onProgress) progressToken = `proxy-${id}`;
-    if (this.modern || progressToken !== undefined) {
-      const meta: Record<string, unknown> = { ...(params?._meta as Record<string, unknown> | undefined) };
-      if (this.modern) Object.assign(meta, this.modernMeta(), options.meta);
-      if (progressToken !== undefined) meta.progressToken = progressToken;
-      body = { ...params, _meta: meta };
+    const entry: Pending = { onRequest: options.onRequest, onNotification: options.onNotification, onProgress: options.onProgress };
+    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
+    let id: RequestId | undefined;
+    let meta = options.meta;
+    if (options.onProgress) {
+      entry.progressToken = `proxy-${this.nextToken++}`;
+      this.byToken.set(entry.progressToken, entry);
+      meta = meta === undefined ? { progressToken: entry.progressToken } : { ...meta, progressToken: entry.progressToken };
     }
-    return new Promise<Record<string, unknown>>((resolve, reject) => {
-      const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
-      // A watchdog: it must not keep the process alive (a proxy on stdio ends with its input).
-      const timer = setTimeout(() => cancel('timed out', new UpstreamError(-32001, `The upstream did not answer ${method} within ${timeoutMs} ms`)), timeoutMs);
-      (timer as { unref?: () => void }).unref?.();
-      const settle = () => {
-        clearTimeout(timer);
-        if (this.pending.delete(id) && !options.background && --this.waiting === 0) this.channel.hold?.(false);
-        if (progressToken !== undefined) this.byToken.delete(progressToken);
-      };
-      const fail = (error: Error) => {
-        settle();
-        reject(error);
-      };
-      let closeStream: (() => void) | undefined;
-      // Cancelled by the caller or timed out: the server hears it (stdio, the handshake era), and over HTTP the request's stream closes too.
-      const cancel = (reason: string, error: Error = new UpstreamError(-32800, `${method} was cancelled`)) => {
-        if (!this.pending.has(id)) return;
-        fail(error);
-        void this.channel.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }, { headers: options.headers }).catch(() => undefined);
-        closeStream?.();
-      };
-      options.cancelWith?.(cancel);
-      const entry: Pending = {
-        resolve: (result) => {
-          settle();
-          resolve(result);
-        },
-        reject: fail,
-        onRequest: options.onRequest,
-        onNotification: options.onNotification,
-        onProgress: options.onProgress,
-        progressToken,
-        headers: options.headers,
-      };
-      if (entry.onRequest) {
-        for (const other of this.pending.values()) {
-          if (other.onRequest) other.overlapped = entry.overlapped = true;
-        }
+    if (entry.onRequest) {
+      for (const other of this.pending.values()) {
+        if (other.onRequest) other.overlapped = entry.overlapped = true;
       }
-      this.pending.set(id, entry);
-      if (!options.background && this.waiting++ === 0) this.channel.hold?.(true);
-      if (progressToken !== undefined) this.byToken.set(progressToken, entry);
-      const send: SendOptions = { cancelWith: (abort) => void (closeStream = abort), headers: options.headers, paramHeaders: options.paramHeaders };
-      this.channel.send(body === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: body }, send).catch((error: Error) => fail(new UpstreamGoneError(error.message)));
+    }
+    const sent: RequestOptions = {
+      timeoutMs,
+      returnInputRequired: true,
+      onId: (given) => {
+        if (id !== undefined) this.pending.delete(id);
+        id = given;
+        this.pending.set(given, entry);
+      },
+    };
+    if (meta !== undefined) sent.meta = meta;
+    if (options.headers !== undefined) sent.headers = options.headers;
+    const background = options.background === true;
+    if (!background && this.waiting++ === 0) this.channel.hold?.(true);
+    let cancelled = false;
+    options.cancelWith?.((reason) => {
+      if (id === undefined || this.pending.get(id) !== entry) return;
+      cancelled = true;
+      void this.client.cancelRequest(id, reason);
     });
+    const settle = () => {
+      if (id !== undefined && this.pending.get(id) === entry) this.pending.delete(id);
+      if (entry.progressToken !== undefined) this.byToken.delete(entry.progressToken);
+      if (!background && this.waiting > 0 && --this.waiting === 0) this.channel.hold?.(false);
+    };
+    return this.client.request(method, params, sent).then(
+      (result) => {
+        settle();
+        return result;
+      },
+      (error: unknown) => {
+        settle();
+        throw cancelled ? new UpstreamError(-32800, `${method} was cancelled`) : this.upstreamError(method, error, timeoutMs);
+      },
+    );
   }
 
   async notify(method: string, params?: Record<string, unknown>): Promise<void> {
     if (this.gone) return;
-    await this.channel.send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
+    await this.client.notify(method, params);
   }
 
   async close(): Promise<void> {
     this.lost(new UpstreamGoneError('the connection to the upstream was closed'), false);
-    await this.channel.close();
+    await this.client.close();
   }
 
-  /** What every 2026-07-28 request says of the client, unless the request says otherwise. */
-  private modernMeta(): Record<string, unknown> {
-    return {
-      'io.modelcontextprotocol/protocolVersion': this.protocolVersion,
-      'io.modelcontextprotocol/clientInfo': this.options.clientInfo,
-      'io.modelcontextprotocol/clientCapabilities': this.options.capabilities,
-    };
+  /** The client's error as the proxy words it: the upstream's own JSON-RPC error, a wait that ran out, a connection that is gone. */
+  private upstreamError(method: string, error: unknown, timeoutMs: number): Error {
+    if (error instanceof McpRequestError) return new UpstreamError(error.code, error.message.slice(`${error.method} failed with ${error.code}: `.length), error.data);
+    if (error instanceof RequestTimeoutError) return new UpstreamError(-32001, `The upstream did not answer ${method} within ${timeoutMs} ms`);
+    if (this.gone) return new UpstreamGoneError(this.gone.message);
+    if (error instanceof ConnectionClosedError) return new UpstreamGoneError(error.message.replace(/^\S+ could not be sent: /, ''));
+    return error instanceof Error ? error : new Error(String(error));
   }
 
-  private async agree(): Promise<void> {
-    const wanted = this.options.protocolVersion;
-    const modern = wanted === 'auto' ? MODERN_VERSIONS[MODERN_VERSIONS.length - 1] : (MODERN_VERSIONS as readonly string[]).includes(wanted) ? wanted : undefined;
-    if (modern !== undefined) {
-      this.protocolVersion = modern;
-      this.channel.protocolVersion = modern;
-      try {
-        const found = await this.request('server/discover', undefined);
-        const supported = (found.supportedVersions as string[] | undefined) ?? [];
-        if (supported.includes(modern)) {
-          this.serverCapabilities = (found.capabilities as Record<string, unknown> | undefined) ?? {};
-          this.serverInfo = ((found._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/serverInfo'] as { name: string; version: string }) ?? this.serverInfo;
-          this.instructions = found.instructions as string | undefined;
-          return;
-        }
-        if (wanted !== 'auto') throw new Error(`the upstream does not serve ${modern} (it serves ${supported.join(', ') || 'nothing it names'})`);
-      } catch (error) {
-        if (wanted !== 'auto' || error instanceof UpstreamGoneError) throw error;
-      }
-    }
-    const version = modern === undefined ? wanted : LATEST_HANDSHAKE_VERSION;
-    this.protocolVersion = version;
-    this.channel.protocolVersion = undefined;
-    const result = await this.request('initialize', { protocolVersion: version, capabilities: this.options.capabilities, clientInfo: this.options.clientInfo });
-    const agreed = String(result.protocolVersion);
-    if (!(HANDSHAKE_VERSIONS as readonly string[]).includes(agreed)) throw new Error(`the upstream answered initialize with protocol ${agreed}, which this proxy does not speak`);
-    this.protocolVersion = agreed;
-    this.channel.protocolVersion = agreed;
-    this.serverCapabilities = (result.capabilities as Record<string, unknown> | undefined) ?? {};
-    this.serverInfo = (result.serverInfo as { name: string; version: string }) ?? this.serverInfo;
-    this.instructions = result.instructions as string | undefined;
-    await this.notify('notifications/initialized');
-    this.channel.listen?.();
-  }
-
-  private receive(message: JsonRpcMessage, related: RequestId | undefined): void {
-    const method = typeof message.method === 'string' ? message.method : undefined;
-    const params = (typeof message.params === 'object' && message.params !== null ? message.params : {}) as Record<string, unknown>;
-    if (method === undefined) {
-      const entry = this.pending.get(message.id as RequestId);
-      if (!entry) return;
-      if ('error' in message) {
-        const error = message.error as { code?: number; message?: string; data?: unknown };
-        entry.reject(new UpstreamError(typeof error?.code === 'number' ? error.code : -32603, String(error?.message ?? 'the upstream failed'), error?.data));
-      } else entry.resolve((message.result as Record<string, unknown>) ?? {});
+  /** What the upstream tells: a request's progress or log message, or the session's news. */
+  private heard({ method, params = {} }: ReceivedNotification, info: ReceivedInfo | undefined): void {
+    const related = info?.relatedRequestId;
+    if (method === 'notifications/progress') {
+      const entry = this.byToken.get(String(params.progressToken));
+      // A stream that names a request carries that request's progress only, whatever token it says.
+      if (related !== undefined && this.pending.get(related) !== entry) return;
+      entry?.onProgress?.({ progress: params.progress as number, total: params.total as number | undefined, message: params.message as string | undefined });
       return;
     }
-    if (!('id' in message)) {
-      if (method === 'notifications/progress') {
-        const entry = this.byToken.get(String(params.progressToken));
-        // A stream that names a request carries that request's progress only, whatever token it says.
-        if (related !== undefined && this.pending.get(related) !== entry) return;
-        entry?.onProgress?.({ progress: params.progress as number, total: params.total as number | undefined, message: params.message as string | undefined });
-        return;
-      }
-      if (method !== 'notifications/message') return this.onNotification?.(method, params);
-      // Only the request its stream names takes a log message: being the one request in flight says nothing of whose it is.
-      const owner = related === undefined ? undefined : this.pending.get(related);
-      if (owner?.onNotification) owner.onNotification(method, params);
-      else this.onUnownedLog?.(params, related !== undefined);
-      return;
-    }
-    void this.answer(message.id as RequestId, method, params, related);
+    if (method !== 'notifications/message') return this.onNotification?.(method, params);
+    // Only the request its stream names takes a log message: being the one request in flight says nothing of whose it is.
+    const owner = related === undefined ? undefined : this.pending.get(related);
+    if (owner?.onNotification) owner.onNotification(method, params);
+    else this.onUnownedLog?.(params, related !== undefined);
   }
 
-  /** Answers a question of the server's: for the request it came with, else as the session does. */
-  private async answer(id: RequestId, method: string, params: Record<string, unknown>, related: RequestId | undefined): Promise<void> {
-    let reply: JsonRpcMessage;
+  /** Answers a question of the server's (but ping, which the client answers): for the request it came with, else as the session does. */
+  private async answer(method: string, params: JsonObject, related: RequestId | undefined): Promise<JsonObject> {
     let asker: Pending | undefined;
-    try {
-      if (method === 'ping') reply = { jsonrpc: '2.0', id, result: {} };
-      else {
-        if (related !== undefined) {
-          // Named: only that request's client is asked; a request that is over takes no questions.
-          asker = this.pending.get(related);
-          if (!asker) throw new UpstreamError(-32603, 'The request this question belongs to is over');
-        } else asker = this.soleAsker();
-        const handler = asker?.onRequest ?? this.onRequest;
-        if (!handler) throw new UpstreamError(-32601, `This client does not answer ${method}`);
-        reply = { jsonrpc: '2.0', id, result: await handler(method, params) };
-      }
-    } catch (error) {
-      const code = typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -32603;
-      reply = { jsonrpc: '2.0', id, error: { code, message: error instanceof Error ? error.message : String(error) } };
-    }
+    if (related !== undefined) {
+      // Named: only that request's client is asked; a request that is over takes no questions.
+      asker = this.pending.get(related);
+      if (!asker) throw new UpstreamError(-32603, 'The request this question belongs to is over');
+    } else asker = this.soleAsker();
+    const handler = asker?.onRequest ?? this.onRequest;
+    if (!handler) throw new UpstreamError(-32601, `This client does not answer ${method}`);
+    const result = await handler(method, params);
     // A question of a request that was cancelled meanwhile is not answered: the upstream dropped it.
-    const abandoned = asker !== undefined && ![...this.pending.values()].includes(asker);
-    if (!this.gone && !abandoned) await this.channel.send(reply, { headers: asker?.headers }).catch(() => undefined);
+    if (asker !== undefined && ![...this.pending.values()].includes(asker)) return new Promise<JsonObject>(() => undefined);
+    return result;
   }
 
   /**
@@ -314,11 +280,52 @@ export class UpstreamSession {
   private lost(error: Error, tell = true): void {
     if (this.gone) return;
     this.gone = error;
-    const gone = new UpstreamGoneError(error.message);
-    for (const entry of [...this.pending.values()]) entry.reject(gone);
     this.pending.clear();
-    this.waiting = 0;
     this.byToken.clear();
+    if (this.waiting > 0) this.channel.hold?.(false);
+    this.waiting = 0;
     if (tell) this.onclose?.(error);
+  }
+}
+
+/**
+ * A channel as the client's transport: the request a message's stream names goes with it, the
+ * headers the client gives (the era's, the caller's) go with each message, and those of the
+ * whole conversation (`MCP-Protocol-Version`) to the channel once agreed.
+ */
+class ChannelTransport implements ClientTransport {
+  onmessage?: ClientTransport['onmessage'];
+  onclose?: ClientTransport['onclose'];
+  onerror?: ClientTransport['onerror'];
+  onrequestlost?: ClientTransport['onrequestlost'];
+
+  constructor(
+    private readonly channel: ClientChannel,
+    private readonly started: () => void,
+  ) {}
+
+  async start(): Promise<void> {
+    const channel = this.channel;
+    channel.onmessage = (message, related) => this.onmessage?.(message, related === undefined ? undefined : { relatedRequestId: related });
+    channel.onclose = (error) => this.onclose?.(error);
+    channel.onrequestlost = (id, error) => this.onrequestlost?.(id, error);
+    await channel.start();
+    this.started();
+  }
+
+  send(message: JsonObject, options?: ClientSendOptions): void | Promise<void> {
+    return this.channel.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.channel.close();
+  }
+
+  setHeaders(headers: Record<string, string>): void {
+    this.channel.setHeaders?.(headers);
+  }
+
+  listen(): void {
+    this.channel.listen?.();
   }
 }

@@ -7,10 +7,8 @@ export type JsonRpcMessage = Record<string, unknown>;
 export interface SendOptions {
   /** Receives a function that ends what the send holds open (an HTTP response stream), for a cancelled request. */
   cancelWith?: (abort: () => void) => void;
-  /** Headers of this request only (HTTP): the caller's, as the proxy's `headers` option gives them. */
+  /** Headers of this message only (HTTP): the era's (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`, from the client) and the caller's, as the proxy's `headers` option gives them. */
   headers?: Record<string, string>;
-  /** 2026-07-28 over HTTP: tool arguments mirrored in `Mcp-Param-*` headers, by header name. */
-  paramHeaders?: Record<string, string>;
 }
 
 /**
@@ -20,7 +18,8 @@ export interface SendOptions {
  */
 export interface ClientChannel {
   start(): Promise<void>;
-  send(message: JsonRpcMessage, options?: SendOptions): Promise<void>;
+  /** Sends one message; a failure rejects (or throws). */
+  send(message: JsonRpcMessage, options?: SendOptions): void | Promise<void>;
   /** Ends the connection; the upstream is told where the transport can tell it (HTTP DELETE). */
   close(): Promise<void>;
   onmessage?: (message: JsonRpcMessage, related?: RequestId) => void;
@@ -28,8 +27,8 @@ export interface ClientChannel {
   onrequestlost?: (id: RequestId, error: Error) => void;
   /** The connection is gone (the process exited, the session expired); `error` says why. */
   onclose?: (error: Error) => void;
-  /** Set once the conversation's revision is known: HTTP sends it in `MCP-Protocol-Version`. */
-  protocolVersion?: string;
+  /** HTTP: the headers every later message carries (`MCP-Protocol-Version` once the revision is agreed), as the client gives them. */
+  setHeaders?(headers: Record<string, string>): void;
   /**
    * Whether requests are waiting for answers: while they are, the channel keeps the process
    * alive (a child process's pipes); otherwise it does not.

@@ -1,4 +1,3 @@
-import { MODERN_VERSIONS } from '@typemcp/core';
 import type { RequestId } from '@typemcp/core';
 import type { ClientChannel, JsonRpcMessage, SendOptions } from './channel';
 import { printable } from '../printable';
@@ -21,8 +20,6 @@ export interface HttpChannelOptions {
 /** How much of a body that is not JSON-RPC the operator is shown. */
 const EXCERPT_CHARS = 200;
 
-/** Methods whose target a 2026-07-28 request mirrors in `Mcp-Name`, and the param that holds it. */
-const NAMED: Readonly<Record<string, string>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
 /** How long the handshake era's GET stream waits before it is opened again after it ended. */
 const LISTEN_RETRY_MS = [250, 1000, 3000];
 
@@ -36,8 +33,9 @@ export class HttpChannel implements ClientChannel {
   onmessage?: (message: JsonRpcMessage, related?: RequestId) => void;
   onclose?: (error: Error) => void;
   onrequestlost?: (id: RequestId, error: Error) => void;
-  protocolVersion?: string;
   private sessionId: string | undefined;
+  /** What every later message carries, as the client set it (the agreed `MCP-Protocol-Version`). */
+  private sessionHeaders: HeaderMap = {};
   private readonly open = new Set<AbortController>();
   private closed = false;
   private listening = false;
@@ -49,10 +47,14 @@ export class HttpChannel implements ClientChannel {
 
   async start(): Promise<void> {}
 
+  setHeaders(headers: Record<string, string>): void {
+    this.sessionHeaders = lowerCased(headers);
+  }
+
   async send(message: JsonRpcMessage, options: SendOptions = {}): Promise<void> {
     if (this.closed) throw new Error('the connection to the upstream is closed');
     const id = 'method' in message && 'id' in message ? (message.id as RequestId) : undefined;
-    const headers = await this.headersFor(message, options);
+    const headers = await this.headersFor(options);
     const controller = new AbortController();
     options.cancelWith?.(() => controller.abort());
     this.open.add(controller);
@@ -127,8 +129,7 @@ export class HttpChannel implements ClientChannel {
     for (const controller of this.open) controller.abort();
     this.open.clear();
     if (this.sessionId === undefined) return;
-    const headers: HeaderMap = { ...(await this.ownHeaders()), 'mcp-session-id': this.sessionId };
-    if (this.protocolVersion) headers['mcp-protocol-version'] = this.protocolVersion;
+    const headers: HeaderMap = { ...(await this.ownHeaders()), ...this.sessionHeaders, 'mcp-session-id': this.sessionId };
     await this.options.fetch(this.options.url, { method: 'DELETE', headers, signal: AbortSignal.timeout(2000) }).then(
       (response) => response.body?.cancel(),
       () => undefined,
@@ -142,8 +143,7 @@ export class HttpChannel implements ClientChannel {
       const controller = new AbortController();
       this.open.add(controller);
       try {
-        const headers: HeaderMap = { ...(await this.ownHeaders()), accept: 'text/event-stream', 'mcp-session-id': this.sessionId! };
-        if (this.protocolVersion) headers['mcp-protocol-version'] = this.protocolVersion;
+        const headers: HeaderMap = { ...(await this.ownHeaders()), ...this.sessionHeaders, accept: 'text/event-stream', 'mcp-session-id': this.sessionId! };
         const response = await this.options.fetch(this.options.url, { method: 'GET', headers, signal: controller.signal });
         if (response.status === 405) return; // the server offers no stream: nothing arrives outside requests
         if (response.status === 404) return this.lose(new Error('the upstream ended the session (HTTP 404)'));
@@ -211,37 +211,18 @@ export class HttpChannel implements ClientChannel {
     return lowerCased((await this.options.headers?.()) ?? {});
   }
 
-  private async headersFor(message: JsonRpcMessage, options: SendOptions): Promise<HeaderMap> {
+  /** The proxy's own headers, those the client gives for the conversation and for this message (the era's, the caller's), and the session. */
+  private async headersFor(options: SendOptions): Promise<HeaderMap> {
     const headers: HeaderMap = {
       ...(await this.ownHeaders()),
+      ...this.sessionHeaders,
       ...lowerCased(options.headers ?? {}),
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
     };
     if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
-    const method = typeof message.method === 'string' ? message.method : undefined;
-    const meta = (message.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
-    const version = this.protocolVersion ?? (meta?.['io.modelcontextprotocol/protocolVersion'] as string | undefined);
-    if (version !== undefined && method !== 'initialize') headers['mcp-protocol-version'] = version;
-    if (version !== undefined && (MODERN_VERSIONS as readonly string[]).includes(version) && method !== undefined) {
-      // Intermediaries route on these; the server checks them against the body.
-      headers['mcp-method'] = method;
-      const field = NAMED[method];
-      const target = (message.params as Record<string, unknown> | undefined)?.[field];
-      if (field !== undefined && typeof target === 'string') headers['mcp-name'] = headerValue(target);
-      for (const [name, value] of Object.entries(options.paramHeaders ?? {})) headers[name.toLowerCase()] = headerValue(value);
-    }
     return headers;
   }
-}
-
-/** A header value as 2026-07-28 carries it: plain visible ASCII, else `=?base64?…?=` of its UTF-8. */
-export function headerValue(value: string): string {
-  if (/^[\x20-\x7e]*$/.test(value) && value.trim() === value && !/^=\?base64\?.*\?=$/.test(value)) return value;
-  const bytes = new TextEncoder().encode(value);
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return `=?base64?${btoa(binary)}?=`;
 }
 
 function lowerCased(headers: HeaderMap): HeaderMap {

@@ -77,9 +77,9 @@ export class StdioChannel implements ClientChannel {
     child.once('exit', () => process.off('exit', endWithUs));
   }
 
-  async send(message: JsonRpcMessage): Promise<void> {
-    if (!this.transport) throw new Error('the upstream process is not running');
-    await this.transport.send(message as unknown as OutgoingMessage);
+  send(message: JsonRpcMessage): void | Promise<void> {
+    if (!this.transport) return Promise.reject(new Error('the upstream process is not running'));
+    return this.transport.send(message as unknown as OutgoingMessage);
   }
 
   /** The child and its pipes keep this process alive only while a request waits for an answer. */
