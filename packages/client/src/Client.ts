@@ -285,8 +285,13 @@ export class Client {
    * with the handlers); resolves with its result, rejects with McpRequestError on a JSON-RPC
    * error, RequestTimeoutError past `timeoutMs`, the signal's reason when aborted.
    */
-  async request(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<JsonObject> {
-    return this.connected().request(method, params, options);
+  request(method: string, params?: JsonObject, options: RequestOptions = {}): Promise<JsonObject> {
+    // Not async: the era's promise is handed back as it is (no extra promise per request).
+    try {
+      return this.connected().request(method, params, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** Sends a notification. */

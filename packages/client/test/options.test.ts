@@ -179,3 +179,39 @@ describe('timeouts', () => {
     await client.close();
   });
 });
+
+describe('2026-07-28 requests as sent', () => {
+  function modernServer(withHeaders: boolean) {
+    const given: Array<{ message: Record<string, any>; headers?: Record<string, string> }> = [];
+    const transport: Record<string, any> = {
+      async start() {},
+      async close() {},
+      send(message: Record<string, any>, options?: { headers?: Record<string, string> }) {
+        given.push({ message, headers: options?.headers });
+        const result = message.method === 'server/discover' ? { supportedVersions: ['2026-07-28'], capabilities: {}, serverInfo: { name: 'm', version: '1' }, resultType: 'complete' } : { content: [], resultType: 'complete' };
+        queueMicrotask(() => transport.onmessage?.({ jsonrpc: '2.0', id: message.id, result }));
+      },
+    };
+    if (withHeaders) transport.setHeaders = () => undefined;
+    return { transport, given };
+  }
+
+  it.each([
+    ['carries headers (setHeaders)', true, { 'mcp-method': 'tools/call', 'mcp-name': 't' }],
+    ['carries none (stdio, in memory)', false, undefined],
+  ])('over a transport that %s: _meta is the era’s under the caller’s under the meta option; the mirrored headers only where they can go', async (_name, withHeaders, headers) => {
+    const { transport, given } = modernServer(withHeaders as boolean);
+    const client = await Client.connect(transport as never, { protocolVersion: '2026-07-28', clientInfo: { name: 'c', version: '1' } });
+    await client.request('tools/call', { name: 't', _meta: { mine: 1, 'io.modelcontextprotocol/clientInfo': { name: 'caller', version: '2' } } }, { meta: { mine: 2, extra: true } });
+    const call = given.at(-1)!;
+    expect(call.message.params._meta).toEqual({
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+      'io.modelcontextprotocol/clientInfo': { name: 'caller', version: '2' },
+      mine: 2,
+      extra: true,
+    });
+    expect(call.headers).toEqual(headers);
+    await client.close();
+  });
+});

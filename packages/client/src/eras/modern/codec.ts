@@ -154,10 +154,15 @@ class ModernEra implements ClientEra {
       [META.clientInfo]: this.link.clientInfo,
     };
     if (this.logLevel !== undefined) meta[META.logLevel] = this.logLevel;
-    const body: JsonObject = { ...params, _meta: { ...meta, ...(isObject(params?._meta) ? params._meta : {}) } };
+    // The caller's `_meta` and the request's `meta` option over the era's, in one object.
+    if (isObject(params?._meta)) Object.assign(meta, params._meta);
+    if (options.meta) Object.assign(meta, options.meta);
+    const body: JsonObject = { ...params, _meta: meta };
+    // Only a transport that carries headers (HTTP: it takes setHeaders) is given the mirrored ones.
+    if (!this.link.transport.setHeaders) return this.link.send(method, body, { ...options, meta: undefined });
     const tool = method === 'tools/call' && typeof params?.name === 'string' ? this.toolHeaders.get(params.name) : undefined;
     const headers = { ...options.headers, ...mirroredHeaders(method, params, tool) };
-    return this.link.send(method, body, { ...options, headers });
+    return this.link.send(method, body, { ...options, headers, meta: undefined });
   }
 
   /** The client's answers to the questions of an `input_required` result, by key. */
