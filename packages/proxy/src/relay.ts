@@ -65,7 +65,8 @@ export async function relay(target: RelayTarget, method: string, params: Record<
       }),
   };
   try {
-    const carried = ctx.carried[CARRIED] as PendingRound | undefined;
+    // Only a 2026-07-28 upstream asks for input: a handshake-era one carries no round (nor makes the request keep state).
+    const carried = session.modern ? (ctx.carried[CARRIED] as PendingRound | undefined) : undefined;
     let body = params;
     let round = 0;
     if (carried) {

@@ -61,10 +61,50 @@ export interface SessionOptions {
   timeoutMs: number;
 }
 
-interface Pending extends RequestHandlers {
+/** One request in flight: its handlers, and what settles it. */
+class Pending implements RequestHandlers {
+  readonly onRequest: RequestHandlers['onRequest'];
+  readonly onNotification: RequestHandlers['onNotification'];
+  readonly onProgress: RequestHandlers['onProgress'];
+  readonly background: boolean;
+  readonly timeoutMs: number;
+  /** The id the client last sent it with. */
+  id: RequestId | undefined;
   progressToken?: string;
-  /** Another request that takes questions was in flight at some time while this one was. */
-  overlapped?: boolean;
+  /** Another request that takes questions was in flight as this one started. */
+  overlapped = false;
+  /** How many requests that take questions had started when this one did (itself included): any later one overlapped it. */
+  askersBefore = 0;
+  cancelled = false;
+
+  constructor(
+    private readonly session: UpstreamSession,
+    private readonly method: string,
+    options: UpstreamRequestOptions,
+  ) {
+    this.onRequest = options.onRequest;
+    this.onNotification = options.onNotification;
+    this.onProgress = options.onProgress;
+    this.background = options.background === true;
+    this.timeoutMs = options.timeoutMs ?? session.defaultTimeoutMs;
+  }
+
+  readonly sentAs = (id: RequestId): void => {
+    this.session.track(id, this, this.id);
+    this.id = id;
+  };
+
+  readonly cancel = (reason: string): void => this.session.cancel(this, reason);
+
+  readonly answered = (result: Record<string, unknown>): Record<string, unknown> => {
+    this.session.untrack(this);
+    return result;
+  };
+
+  readonly failed = (error: unknown): never => {
+    this.session.untrack(this);
+    throw this.cancelled ? new UpstreamError(-32800, `${this.method} was cancelled`) : this.session.upstreamError(this.method, error, this.timeoutMs);
+  };
 }
 
 /**
@@ -96,6 +136,9 @@ export class UpstreamSession {
   private gone: Error | undefined;
   /** Requests waiting for an answer, but for background ones. */
   private waiting = 0;
+  /** Requests that take questions: how many are in flight, and how many ever started. */
+  private askersInFlight = 0;
+  private askersStarted = 0;
 
   private constructor(
     private readonly channel: ClientChannel,
@@ -151,15 +194,18 @@ export class UpstreamSession {
     return this.client.stateless;
   }
 
+  /** @internal How long a request waits by default. */
+  get defaultTimeoutMs(): number {
+    return this.options.timeoutMs;
+  }
+
   get alive(): boolean {
     return this.gone === undefined;
   }
 
   request(method: string, params: Record<string, unknown> | undefined, options: UpstreamRequestOptions = {}): Promise<Record<string, unknown>> {
     if (this.gone) return Promise.reject(new UpstreamGoneError(this.gone.message));
-    const entry: Pending = { onRequest: options.onRequest, onNotification: options.onNotification, onProgress: options.onProgress };
-    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
-    let id: RequestId | undefined;
+    const entry = new Pending(this, method, options);
     let meta = options.meta;
     if (options.onProgress) {
       entry.progressToken = `proxy-${this.nextToken++}`;
@@ -167,44 +213,38 @@ export class UpstreamSession {
       meta = meta === undefined ? { progressToken: entry.progressToken } : { ...meta, progressToken: entry.progressToken };
     }
     if (entry.onRequest) {
-      for (const other of this.pending.values()) {
-        if (other.onRequest) other.overlapped = entry.overlapped = true;
-      }
+      // Counted, not searched: every request that takes questions started since this one did was in flight with it.
+      entry.overlapped = this.askersInFlight > 0;
+      entry.askersBefore = ++this.askersStarted;
+      this.askersInFlight++;
     }
-    const sent: RequestOptions = {
-      timeoutMs,
-      returnInputRequired: true,
-      onId: (given) => {
-        if (id !== undefined) this.pending.delete(id);
-        id = given;
-        this.pending.set(given, entry);
-      },
-    };
+    const sent: RequestOptions = { timeoutMs: entry.timeoutMs, returnInputRequired: true, onId: entry.sentAs };
     if (meta !== undefined) sent.meta = meta;
     if (options.headers !== undefined) sent.headers = options.headers;
-    const background = options.background === true;
-    if (!background && this.waiting++ === 0) this.channel.hold?.(true);
-    let cancelled = false;
-    options.cancelWith?.((reason) => {
-      if (id === undefined || this.pending.get(id) !== entry) return;
-      cancelled = true;
-      void this.client.cancelRequest(id, reason);
-    });
-    const settle = () => {
-      if (id !== undefined && this.pending.get(id) === entry) this.pending.delete(id);
-      if (entry.progressToken !== undefined) this.byToken.delete(entry.progressToken);
-      if (!background && this.waiting > 0 && --this.waiting === 0) this.channel.hold?.(false);
-    };
-    return this.client.request(method, params, sent).then(
-      (result) => {
-        settle();
-        return result;
-      },
-      (error: unknown) => {
-        settle();
-        throw cancelled ? new UpstreamError(-32800, `${method} was cancelled`) : this.upstreamError(method, error, timeoutMs);
-      },
-    );
+    if (!entry.background && this.waiting++ === 0) this.channel.hold?.(true);
+    options.cancelWith?.(entry.cancel);
+    return this.client.request(method, params, sent).then(entry.answered, entry.failed);
+  }
+
+  /** @internal A request of the session's is sent (again, after input_required) with `id`. */
+  track(id: RequestId, entry: Pending, before: RequestId | undefined): void {
+    if (before !== undefined) this.pending.delete(before);
+    this.pending.set(id, entry);
+  }
+
+  /** @internal A request of the session's settled. */
+  untrack(entry: Pending): void {
+    if (entry.onRequest && !this.gone) this.askersInFlight--;
+    if (entry.id !== undefined && this.pending.get(entry.id) === entry) this.pending.delete(entry.id);
+    if (entry.progressToken !== undefined) this.byToken.delete(entry.progressToken);
+    if (!entry.background && this.waiting > 0 && --this.waiting === 0) this.channel.hold?.(false);
+  }
+
+  /** @internal Cancels a request in flight. */
+  cancel(entry: Pending, reason: string): void {
+    if (entry.id === undefined || this.pending.get(entry.id) !== entry) return;
+    entry.cancelled = true;
+    void this.client.cancelRequest(entry.id, reason);
   }
 
   async notify(method: string, params?: Record<string, unknown>): Promise<void> {
@@ -218,7 +258,8 @@ export class UpstreamSession {
   }
 
   /** The client's error as the proxy words it: the upstream's own JSON-RPC error, a wait that ran out, a connection that is gone. */
-  private upstreamError(method: string, error: unknown, timeoutMs: number): Error {
+  /** @internal */
+  upstreamError(method: string, error: unknown, timeoutMs: number): Error {
     if (error instanceof McpRequestError) return new UpstreamError(error.code, error.message.slice(`${error.method} failed with ${error.code}: `.length), error.data);
     if (error instanceof RequestTimeoutError) return new UpstreamError(-32001, `The upstream did not answer ${method} within ${timeoutMs} ms`);
     if (this.gone) return new UpstreamGoneError(this.gone.message);
@@ -273,7 +314,7 @@ export class UpstreamSession {
       if (found) throw new UpstreamError(-32603, 'The upstream asked a question while several requests were in flight, and this transport cannot tell which one it is for');
       found = entry;
     }
-    if (found?.overlapped) throw new UpstreamError(-32603, 'The upstream asked a question after several requests were in flight, and this transport cannot tell which one it is for');
+    if (found && (found.overlapped || this.askersStarted > found.askersBefore)) throw new UpstreamError(-32603, 'The upstream asked a question after several requests were in flight, and this transport cannot tell which one it is for');
     return found;
   }
 
@@ -282,6 +323,7 @@ export class UpstreamSession {
     this.gone = error;
     this.pending.clear();
     this.byToken.clear();
+    this.askersInFlight = 0;
     if (this.waiting > 0) this.channel.hold?.(false);
     this.waiting = 0;
     if (tell) this.onclose?.(error);
@@ -299,10 +341,15 @@ class ChannelTransport implements ClientTransport {
   onerror?: ClientTransport['onerror'];
   onrequestlost?: ClientTransport['onrequestlost'];
 
+  /** HTTP: the headers of the whole conversation go to a channel that carries headers; a channel without (stdio) is given none. */
+  readonly setHeaders?: (headers: Record<string, string>) => void;
+
   constructor(
     private readonly channel: ClientChannel,
     private readonly started: () => void,
-  ) {}
+  ) {
+    if (channel.setHeaders) this.setHeaders = (headers) => channel.setHeaders!(headers);
+  }
 
   async start(): Promise<void> {
     const channel = this.channel;
@@ -319,10 +366,6 @@ class ChannelTransport implements ClientTransport {
 
   close(): Promise<void> {
     return this.channel.close();
-  }
-
-  setHeaders(headers: Record<string, string>): void {
-    this.channel.setHeaders?.(headers);
   }
 
   listen(): void {
