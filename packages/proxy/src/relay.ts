@@ -108,18 +108,24 @@ function ask(ctx: Context, method: string, params: Record<string, unknown>, key?
   return ctx.requestClient(method, params, key === undefined ? {} : { key });
 }
 
+/** The capabilities a client's questions can be relayed with, worked out once for each client's capabilities. */
+const relayableOf = new WeakMap<object, Record<string, unknown>>();
+const CAPABILITIES = Object.values(QUESTIONS);
+
 /** A 2026-07-28 upstream hears what the client of this request can do and what it logs. */
 function modernMeta(ctx: Context): Record<string, unknown> {
-  const meta: Record<string, unknown> = {};
-  const relayable: Record<string, unknown> = {};
-  for (const capability of Object.values(QUESTIONS)) {
-    const value = (ctx.clientCapabilities as Record<string, unknown>)[capability];
-    if (value !== undefined) relayable[capability] = value;
+  const capabilities = ctx.clientCapabilities as Record<string, unknown>;
+  let relayable = relayableOf.get(capabilities);
+  if (relayable === undefined) {
+    relayable = {};
+    for (const capability of CAPABILITIES) {
+      const value = capabilities[capability];
+      if (value !== undefined) relayable[capability] = value;
+    }
+    relayableOf.set(capabilities, relayable);
   }
-  meta['io.modelcontextprotocol/clientCapabilities'] = relayable;
   const level = logLevelOf(ctx);
-  if (level !== undefined) meta['io.modelcontextprotocol/logLevel'] = level;
-  return meta;
+  return level === undefined ? { 'io.modelcontextprotocol/clientCapabilities': relayable } : { 'io.modelcontextprotocol/clientCapabilities': relayable, 'io.modelcontextprotocol/logLevel': level };
 }
 
 function logLevelOf(ctx: Context): LoggingLevel | undefined {
@@ -141,12 +147,15 @@ function withoutEraFields(result: Record<string, unknown>): Record<string, unkno
   const meta = result._meta as Record<string, unknown> | undefined;
   const protocolMeta = meta !== undefined && Object.keys(meta).some((key) => key.startsWith(PROTOCOL_META));
   if (!protocolMeta && !ERA_FIELDS.some((field) => field in result)) return result;
-  const copy = { ...result };
-  for (const field of ERA_FIELDS) delete copy[field];
+  // Copied field by field, leaving those out (deleting would make the copy slow to serialize).
+  const copy: Record<string, unknown> = {};
+  for (const key in result) {
+    if (ERA_FIELDS.includes(key) || (protocolMeta && key === '_meta')) continue;
+    copy[key] = result[key];
+  }
   if (protocolMeta) {
     const kept = Object.fromEntries(Object.entries(meta).filter(([key]) => !key.startsWith(PROTOCOL_META)));
     if (Object.keys(kept).length > 0) copy._meta = kept;
-    else delete copy._meta;
   }
   return copy;
 }
