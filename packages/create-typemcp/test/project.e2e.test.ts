@@ -121,7 +121,7 @@ describe('a project scaffolded by the packed create-typemcp', () => {
   it('installed @typemcp/* from the tarballs only', () => {
     const lock = JSON.parse(fs.readFileSync(path.join(projectDir, 'package-lock.json'), 'utf8')) as { packages: Record<string, { resolved?: string }> };
     const typemcp = Object.entries(lock.packages).filter(([location]) => location.includes('node_modules/@typemcp/'));
-    expect(typemcp.map(([location]) => location).sort()).toEqual(['node_modules/@typemcp/cli', 'node_modules/@typemcp/core', 'node_modules/@typemcp/testing']);
+    expect(typemcp.map(([location]) => location).sort()).toEqual(['node_modules/@typemcp/cli', 'node_modules/@typemcp/client', 'node_modules/@typemcp/core', 'node_modules/@typemcp/testing']);
     for (const [, entry] of typemcp) expect(entry.resolved).toMatch(/^file:/);
     expect(fs.readFileSync(path.join(projectDir, '.gitignore'), 'utf8')).toContain('node_modules/');
   });
