@@ -61,7 +61,7 @@ export class HttpChannel implements ClientChannel {
     const release = () => void this.open.delete(controller);
     let response: Response;
     try {
-      response = await this.options.fetch(this.options.url, { method: 'POST', headers, body: JSON.stringify(message), signal: controller.signal });
+      response = await this.options.fetch(this.options.url, { method: 'POST', headers, body: JSON.stringify(message), signal: controller.signal, redirect: 'manual' });
     } catch (error) {
       release();
       if (controller.signal.aborted) return;
@@ -71,6 +71,13 @@ export class HttpChannel implements ClientChannel {
       // Nothing answers there: a session it held is gone with it, and a new one is sought at once.
       this.lose(unreachable);
       throw unreachable;
+    }
+    if (isRedirect(response)) {
+      // Followed, it would carry the upstream's headers (credentials) and the body to wherever it points.
+      release();
+      await response.body?.cancel().catch(() => undefined);
+      const location = response.headers.get('location');
+      throw new Error(`the upstream at ${this.options.url.origin} answered with a redirect${location ? ` to ${location.slice(0, 200)}` : ''}, which the proxy does not follow: configure the URL it names`);
     }
     const session = response.headers.get('mcp-session-id');
     if (session && message.method === 'initialize') this.sessionId = session;
@@ -130,7 +137,7 @@ export class HttpChannel implements ClientChannel {
     this.open.clear();
     if (this.sessionId === undefined) return;
     const headers: HeaderMap = { ...(await this.ownHeaders()), ...this.sessionHeaders, 'mcp-session-id': this.sessionId };
-    await this.options.fetch(this.options.url, { method: 'DELETE', headers, signal: AbortSignal.timeout(2000) }).then(
+    await this.options.fetch(this.options.url, { method: 'DELETE', headers, signal: AbortSignal.timeout(2000), redirect: 'manual' }).then(
       (response) => response.body?.cancel(),
       () => undefined,
     );
@@ -144,7 +151,7 @@ export class HttpChannel implements ClientChannel {
       this.open.add(controller);
       try {
         const headers: HeaderMap = { ...(await this.ownHeaders()), ...this.sessionHeaders, accept: 'text/event-stream', 'mcp-session-id': this.sessionId! };
-        const response = await this.options.fetch(this.options.url, { method: 'GET', headers, signal: controller.signal });
+        const response = await this.options.fetch(this.options.url, { method: 'GET', headers, signal: controller.signal, redirect: 'manual' });
         if (response.status === 405) return; // the server offers no stream: nothing arrives outside requests
         if (response.status === 404) return this.lose(new Error('the upstream ended the session (HTTP 404)'));
         if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
@@ -280,4 +287,9 @@ function causeOf(error: unknown): string {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A redirect, as fetch gives it with `redirect: 'manual'` (a 3xx on Node, an opaque one in browsers). */
+function isRedirect(response: Response): boolean {
+  return response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400);
 }
