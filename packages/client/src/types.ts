@@ -6,6 +6,7 @@ export type JsonObject = Record<string, unknown>;
 /** A JSON-RPC request id. */
 export type RequestId = string | number;
 
+/** A tool as `tools/list` lists it. */
 export interface ListedTool extends JsonObject {
   name: string;
   title?: string;
@@ -15,17 +16,26 @@ export interface ListedTool extends JsonObject {
   annotations?: JsonObject;
 }
 
+/**
+ * One block of a tool result's or prompt message's content (`text`, `image`, `audio`,
+ * `resource`, `resource_link`); `text` is there for a text block.
+ */
 export interface ContentBlock extends JsonObject {
   type: string;
   text?: string;
 }
 
+/**
+ * What `tools/call` answered: the content, the structured result when the tool declares an
+ * output schema, and whether it is a tool error.
+ */
 export interface CallToolResult extends JsonObject {
   content: ContentBlock[];
   structuredContent?: JsonObject;
   isError?: boolean;
 }
 
+/** A resource as `resources/list` lists it. */
 export interface ListedResource extends JsonObject {
   uri: string;
   name: string;
@@ -39,12 +49,14 @@ export interface ListedSkill extends JsonObject {
   resources: Array<{ uri: string; digest: string; size: number }> | 'dynamic';
 }
 
+/** A resource template as `resources/templates/list` lists it. */
 export interface ListedResourceTemplate extends JsonObject {
   uriTemplate: string;
   name: string;
   mimeType?: string;
 }
 
+/** One item a resource read returned: `text`, or `blob` (base64) for binary content. */
 export interface ResourceContents extends JsonObject {
   uri: string;
   mimeType?: string;
@@ -52,28 +64,37 @@ export interface ResourceContents extends JsonObject {
   blob?: string;
 }
 
+/** What `resources/read` answered. */
 export interface ReadResourceResult extends JsonObject {
   contents: ResourceContents[];
 }
 
+/** A prompt as `prompts/list` lists it, with its arguments. */
 export interface ListedPrompt extends JsonObject {
   name: string;
   description?: string;
   arguments?: Array<{ name: string; description?: string; required?: boolean }>;
 }
 
+/** One message of a rendered prompt. */
 export interface PromptMessage extends JsonObject {
   role: 'user' | 'assistant';
   content: ContentBlock;
 }
 
+/** What `prompts/get` answered: the prompt's messages. */
 export interface GetPromptResult extends JsonObject {
   description?: string;
   messages: PromptMessage[];
 }
 
+/**
+ * What `completion/complete` completes an argument of: a prompt by name, or a resource
+ * template by its uri template.
+ */
 export type CompletionReference = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
 
+/** What `completion/complete` answered: the suggested values. */
 export interface CompleteResult extends JsonObject {
   completion: { values: string[]; total?: number; hasMore?: boolean };
 }
@@ -84,17 +105,20 @@ export interface Page<T> {
   nextCursor?: string;
 }
 
+/** A notification the server sent. */
 export interface ReceivedNotification {
   method: string;
   params?: JsonObject;
 }
 
+/** One `notifications/progress` of a request: how far it got, out of `total` when known. */
 export interface ProgressUpdate {
   progress: number;
   total?: number;
   message?: string;
 }
 
+/** The options of one request: cancelling it, its progress, how long to wait. */
 export interface RequestOptions {
   /** Aborting sends `notifications/cancelled` and rejects the call with the signal's reason. */
   signal?: AbortSignal;
@@ -117,6 +141,7 @@ export interface RequestOptions {
   returnInputRequired?: boolean;
 }
 
+/** The options of `client.callTool`: a request's, and whether to run the call as a task. */
 export interface CallToolOptions extends RequestOptions {
   /**
    * Run the call as a task and wait for its result: the task is created, polled with
@@ -214,6 +239,10 @@ export interface ServerDescription {
 /** Receives every notification the server sends. */
 export type NotificationHandler = (notification: ReceivedNotification, info?: { relatedRequestId?: RequestId }) => void;
 
+/**
+ * The options of `new Client(…)` and `Client.connect`: the revision spoken, who the client
+ * says it is, and the handlers of what the server sends and asks.
+ */
 export interface ClientOptions {
   /**
    * The protocol revision to speak. Default: the newest handshake revision (`initialize`).

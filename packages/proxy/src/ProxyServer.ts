@@ -34,6 +34,10 @@ export interface HttpUpstream {
   maxMessageBytes?: number;
 }
 
+/**
+ * The options of `new ProxyServer(…)`: the upstream it fronts and how it speaks to it, with
+ * the server options of the proxy itself.
+ */
 export interface ProxyOptions extends Omit<McpServerOptions, 'name' | 'version' | 'providers'> {
   /** The proxy's own name and version, as its clients see them. Default `proxy`, `0.0.0`. */
   name?: string;

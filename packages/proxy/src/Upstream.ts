@@ -2,6 +2,10 @@ import type { ClientChannel } from './client/channel';
 import { UpstreamGoneError, UpstreamSession } from './client/UpstreamSession';
 import type { SessionOptions } from './client/UpstreamSession';
 
+/**
+ * How the proxy waits between attempts to reach an upstream that went away (exponential
+ * backoff).
+ */
 export interface ReconnectOptions {
   /** The first wait after the upstream went away; each failed attempt doubles it. Default 100 ms. */
   initialDelayMs?: number;

@@ -19,8 +19,10 @@ export const SUPPORTED_SPEC_VERSIONS = HANDSHAKE_VERSIONS;
 /** The session-less era: no handshake, every request carries its context in `_meta`. */
 export const MODERN_SPEC_VERSION = LATEST_MODERN_VERSION;
 
+/** Every revision whose official schema this package ships and checks against. */
 export const ALL_SPEC_VERSIONS = [...SUPPORTED_SPEC_VERSIONS, MODERN_SPEC_VERSION] as const;
 
+/** A revision with an official schema here. */
 export type SpecVersion = (typeof ALL_SPEC_VERSIONS)[number];
 
 /** The official schema.json of every revision, shipped with this package. */
@@ -31,11 +33,16 @@ export function schemaFile(version: string): string {
   return path.join(SCHEMAS_DIR, version, 'schema.json');
 }
 
+/** What `validateServerMessage` is told beside the message. */
 export interface ServerMessageOptions {
   /** Method of the client request this message answers; enables the check of `result`. */
   requestMethod?: string;
 }
 
+/**
+ * A message the server sent, as `expectValidServerMessages` takes it: the message and the
+ * method of the request it answers.
+ */
 export interface RecordedServerMessage extends ServerMessageOptions {
   message: unknown;
 }

@@ -3,6 +3,7 @@ import type { HANDSHAKE_VERSIONS, Implementation, MODERN_VERSIONS, Principal, Ro
 /** The JSON the server answered with; helpers narrow it to the documented fields. */
 export type JsonObject = Record<string, unknown>;
 
+/** A tool as `tools/list` lists it. */
 export interface ListedTool extends JsonObject {
   name: string;
   title?: string;
@@ -12,17 +13,26 @@ export interface ListedTool extends JsonObject {
   annotations?: JsonObject;
 }
 
+/**
+ * One block of a tool result's or prompt message's content (`text`, `image`, `audio`,
+ * `resource`, `resource_link`); `text` is there for a text block.
+ */
 export interface ContentBlock extends JsonObject {
   type: string;
   text?: string;
 }
 
+/**
+ * What `tools/call` answered: the content, the structured result when the tool declares an
+ * output schema, and whether it is a tool error.
+ */
 export interface CallToolResult extends JsonObject {
   content: ContentBlock[];
   structuredContent?: JsonObject;
   isError?: boolean;
 }
 
+/** A resource as `resources/list` lists it. */
 export interface ListedResource extends JsonObject {
   uri: string;
   name: string;
@@ -36,12 +46,14 @@ export interface ListedSkill extends JsonObject {
   resources: Array<{ uri: string; digest: string; size: number }> | 'dynamic';
 }
 
+/** A resource template as `resources/templates/list` lists it. */
 export interface ListedResourceTemplate extends JsonObject {
   uriTemplate: string;
   name: string;
   mimeType?: string;
 }
 
+/** One item a resource read returned: `text`, or `blob` (base64) for binary content. */
 export interface ResourceContents extends JsonObject {
   uri: string;
   mimeType?: string;
@@ -49,43 +61,55 @@ export interface ResourceContents extends JsonObject {
   blob?: string;
 }
 
+/** What `resources/read` answered. */
 export interface ReadResourceResult extends JsonObject {
   contents: ResourceContents[];
 }
 
+/** A prompt as `prompts/list` lists it, with its arguments. */
 export interface ListedPrompt extends JsonObject {
   name: string;
   description?: string;
   arguments?: Array<{ name: string; description?: string; required?: boolean }>;
 }
 
+/** One message of a rendered prompt. */
 export interface PromptMessage extends JsonObject {
   role: 'user' | 'assistant';
   content: ContentBlock;
 }
 
+/** What `prompts/get` answered: the prompt's messages. */
 export interface GetPromptResult extends JsonObject {
   description?: string;
   messages: PromptMessage[];
 }
 
+/**
+ * What `completion/complete` completes an argument of: a prompt by name, or a resource
+ * template by its uri template.
+ */
 export type CompletionReference = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
 
+/** What `completion/complete` answered: the suggested values. */
 export interface CompleteResult extends JsonObject {
   completion: { values: string[]; total?: number; hasMore?: boolean };
 }
 
+/** A notification the server sent. */
 export interface ReceivedNotification {
   method: string;
   params?: JsonObject;
 }
 
+/** One `notifications/progress` of a request: how far it got, out of `total` when known. */
 export interface ProgressUpdate {
   progress: number;
   total?: number;
   message?: string;
 }
 
+/** The options of one request: cancelling it, its progress, how long to wait. */
 export interface RequestOptions {
   /** Aborting sends `notifications/cancelled` and rejects the call. */
   signal?: AbortSignal;
@@ -138,6 +162,10 @@ export interface Subscription {
   close(): Promise<void>;
 }
 
+/**
+ * The options of `createTestClient` and `TestClient.connect`: the revision spoken, who the
+ * client says it is, and the fakes that answer the server's questions.
+ */
 export interface TestClientOptions {
   /**
    * Protocol version; default: the latest handshake version, asked for in `initialize`.

@@ -2,6 +2,10 @@ import type { JsonObject, RequestId } from '../types';
 import type { ClientSendOptions, ClientTransport, ReceivedInfo } from './ClientTransport';
 import { MAX_MESSAGE_BYTES, MessageTooLargeError, readSse } from './sse';
 
+/**
+ * The options of `new StreamableHttpClientTransport(url, …)`: the fetch it uses, the headers it
+ * adds, the largest answer it reads.
+ */
 export interface StreamableHttpClientOptions {
   /** The fetch to use (default: the global one): a wrapper may add credentials, retry, log. */
   fetch?: typeof fetch;

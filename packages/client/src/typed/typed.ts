@@ -50,6 +50,7 @@ export type TypedTools<T> = {
   [Name in keyof MapOf<T> & string]: (...params: ArgumentsOf<InputOf<MapOf<T>[Name]>>) => Promise<ResultOf<MapOf<T>[Name]>>;
 };
 
+/** What `typed()` returns: the tools of `T` as typed methods. */
 export interface TypedClient<T> {
   /** Each tool as a method: `client.tools.add_bookmark({ url })`. */
   readonly tools: TypedTools<T>;

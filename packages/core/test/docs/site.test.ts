@@ -2,8 +2,7 @@
  * The documentation site's rules that need no browser (site/; the browser test is
  * site.browser.test.ts):
  * - every declaration a package exports is documented: a doc comment on the declaration
- *   itself (its members are not required to have one), but for those listed in
- *   undocumented-exports.txt, which are to be documented and taken off it. TypeDoc's API reference shows these
+ *   itself (its members are not required to have one). TypeDoc's API reference shows these
  *   comments; an export without one is a page that says nothing.
  * - the home page's server is one of the guides' runnable snippets, which the snippets test runs.
  * - the GitHub Pages workflow builds the site with `npm run docs:build` and deploys site/dist.
@@ -58,12 +57,7 @@ describe('the API reference', () => {
         if (!documented && declarations[0]) undocumented.add(`${path.relative(repoRoot, declarations[0].getSourceFile().fileName)}: ${exported.name}`);
       }
     }
-    // The exports still without one are listed (undocumented-exports.txt), to be documented and
-    // taken off the list; a new export without a doc comment fails here, and so does a listed one
-    // that is documented now (or no longer exported), so the list never names more than is left.
-    const known = fs.readFileSync(path.join(__dirname, 'undocumented-exports.txt'), 'utf8').split('\n').filter(Boolean);
-    expect([...undocumented].filter((entry) => !known.includes(entry)).sort()).toEqual([]);
-    expect(known.filter((entry) => !undocumented.has(entry))).toEqual([]);
+    expect([...undocumented].sort()).toEqual([]);
   });
 });
 
